@@ -1,0 +1,51 @@
+# One-command build, run and test. Every target bootstraps ./.venv itself.
+SHELL := /bin/bash
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+GEN := gen
+PROTOS := $(shell find protos -name '*.proto')
+GENSTAMP := $(GEN)/.stamp
+
+.PHONY: all setup proto run test lint bench clean
+
+all: setup
+
+$(STAMP): pyproject.toml requirements.lock
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip==26.3
+	$(BIN)/python -m pip install -q -c requirements.lock -e '.[dev]'
+	touch $(STAMP)
+
+$(GENSTAMP): $(STAMP) $(PROTOS)
+	rm -rf $(GEN) && mkdir -p $(GEN)
+	$(BIN)/python -m grpc_tools.protoc -Iprotos --python_out=$(GEN) --grpc_python_out=$(GEN) \
+		--plugin=protoc-gen-mypy=$(BIN)/protoc-gen-mypy --mypy_out=$(GEN) $(PROTOS)
+	find $(GEN) -type d -exec touch {}/__init__.py \;
+	rm -f $(GEN)/__init__.py
+	echo "$(CURDIR)/$(GEN)" > $$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/fallen_gen.pth
+	touch $(GENSTAMP)
+
+setup: $(GENSTAMP)
+
+proto: $(GENSTAMP)
+
+run: setup
+	mkdir -p var
+	FALLEN_DEV=1 $(BIN)/fallenctl serve --store sqlite:///var/fallen.db --stream memory
+
+test: setup
+	$(BIN)/python -m pytest -q
+
+lint: setup
+	$(BIN)/ruff check services tests
+	$(BIN)/mypy services
+	cd protos && ../$(BIN)/buf lint
+
+bench: setup
+	$(BIN)/fallenctl bench store
+	$(BIN)/fallenctl bench dice
+
+clean:
+	rm -rf $(GEN) $(VENV) var

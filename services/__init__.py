@@ -1,0 +1,1 @@
+"""Fallen backend: dice, deck, rules, matchmaking and projections services."""

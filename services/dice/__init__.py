@@ -1,0 +1,1 @@
+"""Dice service: provably fair rolls and shuffles (docs/fairness.md)."""

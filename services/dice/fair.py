@@ -1,0 +1,56 @@
+"""The provably fair scheme of docs/fairness.md as pure functions."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections.abc import Iterator, Sequence
+from typing import TypeVar
+
+T = TypeVar("T")
+SEED_BYTES = 32
+
+
+def commitment(server_seed: bytes) -> str:
+    """Return the SHA-256 hex commitment of a server seed."""
+    return hashlib.sha256(server_seed).hexdigest()
+
+
+def byte_stream(server_seed: bytes, game_id: str, client_seed: str, nonce: int) -> Iterator[int]:
+    """Yield the bytes of HMAC-SHA256 blocks r = 0, 1, 2, ... for one nonce."""
+    r = 0
+    while True:
+        msg = f"{game_id}:{client_seed}:{nonce}:{r}".encode()
+        yield from hmac.new(server_seed, msg, hashlib.sha256).digest()
+        r += 1
+
+
+class Draws:
+    """Unbiased integers drawn from one nonce's byte stream by rejection sampling."""
+
+    def __init__(self, server_seed: bytes, game_id: str, client_seed: str, nonce: int) -> None:
+        self._bytes = byte_stream(server_seed, game_id, client_seed, nonce)
+
+    def uniform(self, k: int) -> int:
+        """Return an integer in [0, k) without modulo bias."""
+        if k < 1:
+            raise ValueError("k must be >= 1")
+        limit = (2**32 // k) * k
+        while True:
+            x = int.from_bytes(bytes(next(self._bytes) for _ in range(4)), "big")
+            if x < limit:
+                return x % k
+
+
+def roll_faces(draws: Draws, face_lists: Sequence[Sequence[str]]) -> list[int]:
+    """Return the face index rolled for each die, drawing in order."""
+    return [draws.uniform(len(faces)) for faces in face_lists]
+
+
+def shuffle(draws: Draws, items: Sequence[T]) -> list[T]:
+    """Return items shuffled by Fisher-Yates from the top index down."""
+    out = list(items)
+    for i in range(len(out) - 1, 0, -1):
+        j = draws.uniform(i + 1)
+        out[i], out[j] = out[j], out[i]
+    return out

@@ -1,0 +1,47 @@
+"""What other services need from dice, whether in-process or over gRPC."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+
+@dataclass(frozen=True)
+class RolledDie:
+    """One die of a roll: its kind, full face list, index rolled and face read."""
+
+    kind: str
+    faces: tuple[str, ...]
+    index: int
+    face: str
+
+
+@dataclass(frozen=True)
+class Roll:
+    """A roll's nonce and dice (composites appear as their read value)."""
+
+    nonce: int
+    results: tuple[RolledDie, ...]
+    version: int
+
+
+@dataclass(frozen=True)
+class Permutation:
+    """A shuffle's nonce and the new order as indexes into the old order."""
+
+    nonce: int
+    order: tuple[int, ...]
+
+
+class DicePort(Protocol):
+    """Chance for other services: rolls and shuffles with the game's next nonce."""
+
+    async def roll(
+        self, game_id: str, purpose: str, dice: list[str], visible_to: list[str] | None = None
+    ) -> Roll:
+        """Roll dice for a purpose."""
+        ...
+
+    async def shuffle(self, game_id: str, purpose: str, count: int) -> Permutation:
+        """Return a permutation of count items."""
+        ...

@@ -1,0 +1,1 @@
+"""Shared kernel: event envelope, stores, streams, gRPC helpers, auth."""

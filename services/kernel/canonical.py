@@ -1,0 +1,34 @@
+"""Canonical JSON and the per-stream audit hash chain (docs/audit.md)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+GENESIS_HASH = "0" * 64
+
+
+def canonical_json(obj: Any) -> str:
+    """Return the canonical JSON text of obj (sorted keys, no spaces, UTF-8 kept)."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def chain_hash(
+    stream: str,
+    version: int,
+    type_: str,
+    visibility: Any,
+    data: Any,
+    prev_hash: str,
+) -> str:
+    """Return the SHA-256 hex of the canonical record of one event."""
+    record = {
+        "stream": stream,
+        "version": version,
+        "type": type_,
+        "visibility": visibility,
+        "data": data,
+        "prev_hash": prev_hash,
+    }
+    return hashlib.sha256(canonical_json(record).encode("utf-8")).hexdigest()

@@ -1,0 +1,1 @@
+"""gRPC plumbing: server assembly, error mapping, auth and metrics per RPC."""

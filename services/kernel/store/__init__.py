@@ -1,0 +1,1 @@
+"""Event stores: the EventStore contract and its SQLite and Redis implementations."""

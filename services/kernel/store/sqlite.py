@@ -1,0 +1,275 @@
+"""SQLite event store: the embedded default (WAL, durable commits, multi-process safe)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from services.kernel.canonical import canonical_json
+from services.kernel.envelope import Envelope, NewEvent
+from services.kernel.errors import VersionConflict
+from services.kernel.store.base import (
+    ANY_VERSION,
+    AppendResult,
+    first_prev_hash,
+    now_iso,
+    seal,
+    validate_append,
+)
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS events (
+    position INTEGER PRIMARY KEY AUTOINCREMENT,
+    stream TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    event_id TEXT NOT NULL,
+    type TEXT NOT NULL,
+    schema_version INTEGER NOT NULL,
+    occurred_at TEXT NOT NULL,
+    correlation_id TEXT NOT NULL,
+    causation_id TEXT NOT NULL,
+    visibility TEXT NOT NULL,
+    data TEXT NOT NULL,
+    prev_hash TEXT NOT NULL,
+    hash TEXT NOT NULL,
+    UNIQUE (stream, version)
+);
+CREATE TABLE IF NOT EXISTS commands (
+    stream TEXT NOT NULL,
+    command_id TEXT NOT NULL,
+    result TEXT NOT NULL,
+    PRIMARY KEY (stream, command_id)
+);
+CREATE TABLE IF NOT EXISTS secrets (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+COLUMNS = (
+    "position, stream, version, event_id, type, schema_version, occurred_at, "
+    "correlation_id, causation_id, visibility, data, prev_hash, hash"
+)
+
+Listener = Callable[[list[Envelope]], None]
+
+
+def _row_to_envelope(row: sqlite3.Row | tuple) -> Envelope:  # type: ignore[type-arg]
+    """Return the envelope stored in one events row."""
+    (pos, stream, version, event_id, type_, sv, at, corr, caus, vis, data, prev, h) = row
+    return Envelope(
+        event_id=event_id,
+        stream=stream,
+        version=version,
+        position=pos,
+        type=type_,
+        schema_version=sv,
+        occurred_at=at,
+        correlation_id=corr,
+        causation_id=caus,
+        visibility=json.loads(vis),
+        data=json.loads(data),
+        prev_hash=prev,
+        hash=h,
+    )
+
+
+class SqliteEventStore:
+    """EventStore on one SQLite file; every append is one IMMEDIATE transaction."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self._conn = sqlite3.connect(
+            self.path, check_same_thread=False, isolation_level=None, timeout=30.0
+        )
+        self._lock = threading.Lock()
+        self._listeners: list[Listener] = []
+        with self._lock:
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute("PRAGMA synchronous=FULL")
+            self._conn.execute("PRAGMA busy_timeout=30000")
+            self._conn.executescript(SCHEMA)
+
+    def add_listener(self, listener: Listener) -> None:
+        """Call listener with the new envelopes after every append in this process."""
+        self._listeners.append(listener)
+
+    async def append(
+        self,
+        stream: str,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        command_id: str | None = None,
+    ) -> AppendResult:
+        """Append events if the stream is at expected_version; dedupe command ids."""
+        validate_append(stream, expected_version, events)
+        result, written = await asyncio.to_thread(
+            self._append_sync, stream, expected_version, list(events), command_id
+        )
+        if written:
+            for listener in self._listeners:
+                listener(written)
+        return result
+
+    def _append_sync(
+        self,
+        stream: str,
+        expected_version: int,
+        events: list[NewEvent],
+        command_id: str | None,
+    ) -> tuple[AppendResult, list[Envelope]]:
+        with self._lock:
+            cur = self._conn.cursor()
+            cur.execute("BEGIN IMMEDIATE")
+            try:
+                if command_id:
+                    row = cur.execute(
+                        "SELECT result FROM commands WHERE stream=? AND command_id=?",
+                        (stream, command_id),
+                    ).fetchone()
+                    if row:
+                        cur.execute("COMMIT")
+                        first = json.loads(row[0])
+                        return AppendResult(**first, deduplicated=True), []
+                row = cur.execute(
+                    "SELECT version, hash FROM events WHERE stream=? "
+                    "ORDER BY version DESC LIMIT 1",
+                    (stream,),
+                ).fetchone()
+                version, head_hash = (row[0], row[1]) if row else (0, None)
+                if expected_version != ANY_VERSION and expected_version != version:
+                    raise VersionConflict(stream, expected_version, version)
+                sealed = seal(
+                    stream, version + 1, first_prev_hash(version, head_hash), events, now_iso()
+                )
+                written: list[Envelope] = []
+                for env in sealed:
+                    cur.execute(
+                        f"INSERT INTO events ({COLUMNS}) VALUES "
+                        "(NULL,?,?,?,?,?,?,?,?,?,?,?,?)",
+                        (
+                            env.stream,
+                            env.version,
+                            env.event_id,
+                            env.type,
+                            env.schema_version,
+                            env.occurred_at,
+                            env.correlation_id,
+                            env.causation_id,
+                            canonical_json(env.visibility),
+                            canonical_json(env.data),
+                            env.prev_hash,
+                            env.hash,
+                        ),
+                    )
+                    pos = cur.lastrowid
+                    assert pos is not None
+                    written.append(_with_position(env, pos))
+                result = AppendResult(
+                    stream=stream,
+                    version=written[-1].version,
+                    first_position=written[0].position,
+                    last_position=written[-1].position,
+                )
+                if command_id:
+                    cur.execute(
+                        "INSERT INTO commands (stream, command_id, result) VALUES (?,?,?)",
+                        (
+                            stream,
+                            command_id,
+                            json.dumps(
+                                {
+                                    "stream": result.stream,
+                                    "version": result.version,
+                                    "first_position": result.first_position,
+                                    "last_position": result.last_position,
+                                }
+                            ),
+                        ),
+                    )
+                cur.execute("COMMIT")
+                return result, written
+            except BaseException:
+                cur.execute("ROLLBACK")
+                raise
+
+    def _query(self, sql: str, args: tuple) -> list[Envelope]:  # type: ignore[type-arg]
+        with self._lock:
+            rows = self._conn.execute(sql, args).fetchall()
+        return [_row_to_envelope(r) for r in rows]
+
+    async def read(self, stream: str, from_version: int = 1) -> list[Envelope]:
+        """Return the stream's events from from_version on."""
+        return await asyncio.to_thread(
+            self._query,
+            f"SELECT {COLUMNS} FROM events WHERE stream=? AND version>=? ORDER BY version",
+            (stream, from_version),
+        )
+
+    async def version(self, stream: str) -> int:
+        """Return the stream's current version."""
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT MAX(version) FROM events WHERE stream=?", (stream,)
+            ).fetchone()
+        return int(row[0] or 0)
+
+    async def read_all(self, from_position: int = 1, limit: int = 1000) -> list[Envelope]:
+        """Return global-feed events from from_position on, at most limit."""
+        return await asyncio.to_thread(
+            self._query,
+            f"SELECT {COLUMNS} FROM events WHERE position>=? ORDER BY position LIMIT ?",
+            (from_position, limit),
+        )
+
+    async def head_position(self) -> int:
+        """Return the last global position."""
+        with self._lock:
+            row = self._conn.execute("SELECT MAX(position) FROM events").fetchone()
+        return int(row[0] or 0)
+
+    def _kv_get(self, table: str, key: str) -> str | None:
+        with self._lock:
+            row = self._conn.execute(f"SELECT value FROM {table} WHERE key=?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    async def put_secret(self, key: str, value: str) -> bool:
+        """Store a secret if absent; return whether it was stored."""
+        with self._lock:
+            cur = self._conn.execute(
+                "INSERT OR IGNORE INTO secrets (key, value) VALUES (?, ?)", (key, value)
+            )
+        return cur.rowcount == 1
+
+    async def get_secret(self, key: str) -> str | None:
+        """Return a stored secret, or None."""
+        return self._kv_get("secrets", key)
+
+    async def get_meta(self, key: str) -> str | None:
+        """Return an operational value, or None."""
+        return self._kv_get("meta", key)
+
+    async def set_meta(self, key: str, value: str) -> None:
+        """Set an operational value."""
+        with self._lock:
+            self._conn.execute(
+                "INSERT INTO meta (key, value) VALUES (?, ?) "
+                "ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+                (key, value),
+            )
+
+    async def close(self) -> None:
+        """Close the connection."""
+        with self._lock:
+            self._conn.close()
+
+
+def _with_position(env: Envelope, position: int) -> Envelope:
+    """Return env with its global position set."""
+    from dataclasses import replace
+
+    return replace(env, position=position)
