@@ -1,0 +1,51 @@
+# syntax=docker/dockerfile:1
+# One image for every service: `docker run IMAGE dice --address 0.0.0.0:50051`.
+# The service name (or nothing = all services in one process) is the CMD.
+
+# ---- build stage: pinned runtime deps in a venv, generated protobuf code -------------
+FROM python:3.11-slim AS build
+ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1 PYTHONDONTWRITEBYTECODE=1
+WORKDIR /src
+
+COPY pyproject.toml requirements.lock ./
+# Runtime deps only ([project].dependencies), pinned by requirements.lock.
+RUN python -c 'import tomllib; print("\n".join(tomllib.load(open("pyproject.toml", "rb"))["project"]["dependencies"]))' > runtime.txt \
+ && python -m venv /opt/venv \
+ && /opt/venv/bin/pip install -c requirements.lock -r runtime.txt \
+ && python -m venv /opt/tools \
+ && /opt/tools/bin/pip install -c requirements.lock grpcio-tools
+
+COPY protos ./protos
+# Same layout as `make proto`: gen/<package>/... with __init__.py in every subdirectory.
+RUN mkdir -p /app/gen \
+ && /opt/tools/bin/python -m grpc_tools.protoc -Iprotos --python_out=/app/gen --grpc_python_out=/app/gen \
+      $(find protos -name '*.proto') \
+ && find /app/gen -mindepth 1 -type d -exec touch {}/__init__.py \;
+
+COPY services ./services
+# Installs the `fallenctl` console script (no deps: they are already pinned above).
+RUN /opt/venv/bin/pip install --no-deps --no-compile . \
+ && cp -r services /app/services \
+ && find /app -name '__pycache__' -prune -exec rm -rf {} +
+
+# ---- runtime stage -------------------------------------------------------------------
+FROM python:3.11-slim AS runtime
+ARG UID=10001
+RUN groupadd --system --gid ${UID} fallen \
+ && useradd --system --uid ${UID} --gid fallen --home-dir /var/lib/fallen --create-home \
+      --shell /usr/sbin/nologin fallen
+COPY --from=build /opt/venv /opt/venv
+COPY --from=build /app /app
+ENV PATH=/opt/venv/bin:$PATH \
+    PYTHONPATH=/app/gen:/app \
+    PYTHONUNBUFFERED=1 \
+    PYTHONDONTWRITEBYTECODE=1 \
+    FALLEN_HEALTH_ADDR=127.0.0.1:50051
+# Writable scratch (e.g. faust's data dir is relative to the working directory).
+WORKDIR /var/lib/fallen
+USER 10001:10001
+EXPOSE 50051 9100
+HEALTHCHECK --interval=15s --timeout=5s --start-period=20s --retries=3 \
+  CMD ["python", "-m", "services.kernel.healthcheck"]
+ENTRYPOINT ["fallenctl", "serve"]
+CMD ["--address", "0.0.0.0:50051", "--metrics-port", "9100"]

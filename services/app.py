@@ -1,0 +1,87 @@
+"""Wire services together: one process serving all of them, or one service alone."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+import grpc
+
+from services.dice.client import GrpcDice
+from services.dice.engine import DiceEngine
+from services.dice.port import DicePort
+from services.dice.service import mount as dice_mount
+from services.echo.service import mount as echo_mount
+from services.kernel.grpcx.client import ServiceCredentials
+from services.kernel.grpcx.server import Mount, Running, start_server
+from services.kernel.store.base import EventStore
+
+log = logging.getLogger("fallen.app")
+
+ALL = "all"
+SINGLE_SERVICES = ("dice", "deck")
+
+
+@dataclass
+class Backend:
+    """A running server and what it owns (store, channels, background tasks)."""
+
+    running: Running
+    store: EventStore
+    channels: list[grpc.aio.Channel] = field(default_factory=list)
+    tasks: list[asyncio.Task[None]] = field(default_factory=list)
+
+    @property
+    def port(self) -> int:
+        """Return the bound port."""
+        return self.running.port
+
+    async def stop(self) -> None:
+        """Stop serving and release everything."""
+        for task in self.tasks:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        await self.running.stop(0.5)
+        for ch in self.channels:
+            await ch.close()
+        await self.store.close()
+
+
+def _deck_mount(store: EventStore, dice: DicePort) -> Mount:
+    from services.deck.engine import DeckEngine
+    from services.deck.service import mount as deck_mount
+
+    return deck_mount(DeckEngine(store, dice))
+
+
+async def serve(
+    store: EventStore,
+    address: str,
+    service: str = ALL,
+    dice_addr: str | None = None,
+    background: list[Callable[[], Awaitable[None]]] | None = None,
+) -> Backend:
+    """Start serving one service (or all) on address; return the running backend."""
+    channels: list[grpc.aio.Channel] = []
+    mounts: list[Mount] = [echo_mount()]
+    if service == ALL:
+        dice = DiceEngine(store)
+        mounts += [dice_mount(dice), _deck_mount(store, dice)]
+    elif service == "dice":
+        mounts.append(dice_mount(DiceEngine(store)))
+    elif service == "deck":
+        if not dice_addr:
+            raise ValueError("the deck service alone needs --dice HOST:PORT")
+        channel = grpc.aio.insecure_channel(dice_addr)
+        channels.append(channel)
+        mounts.append(_deck_mount(store, GrpcDice(channel, ServiceCredentials("deck"))))
+    else:
+        raise ValueError(f"unknown service {service!r}; choose all or one of {SINGLE_SERVICES}")
+    running = await start_server(mounts, address)
+    tasks = [asyncio.create_task(job()) for job in background or []]
+    log.info("serving", extra={"service": service, "address": address, "port": running.port})
+    return Backend(running=running, store=store, channels=channels, tasks=tasks)

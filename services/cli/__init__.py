@@ -1,0 +1,1 @@
+"""fallenctl: the command-line tool (serve, token, play, replay, bench)."""

@@ -1,0 +1,107 @@
+"""fallenctl entry point."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+from collections.abc import Awaitable, Callable
+from typing import Annotated
+
+import typer
+
+from services.cli.bench import bench_app
+
+app = typer.Typer(help="Run and operate the Fallen backend.", no_args_is_help=True)
+app.add_typer(bench_app, name="bench")
+
+DEFAULT_ADDRESS = "127.0.0.1:50051"
+
+
+@app.command()
+def serve(
+    service: Annotated[
+        str, typer.Argument(help="'all', or one service alone: dice, deck")
+    ] = "all",
+    address: Annotated[
+        str, typer.Option(envvar="FALLEN_ADDRESS", help="HOST:PORT to listen on")
+    ] = DEFAULT_ADDRESS,
+    port: Annotated[
+        int | None, typer.Option(help="Port to listen on (overrides the port of --address)")
+    ] = None,
+    store: Annotated[
+        str, typer.Option(envvar="FALLEN_STORE", help="sqlite:///PATH or redis://HOST:PORT/DB")
+    ] = "sqlite:///var/fallen.db",
+    stream: Annotated[
+        str, typer.Option(envvar="FALLEN_STREAM", help="memory, redis or kafka://HOST:PORT")
+    ] = "memory",
+    dice: Annotated[
+        str | None, typer.Option(envvar="FALLEN_DICE_ADDR", help="dice service address (split)")
+    ] = None,
+    metrics_port: Annotated[
+        int, typer.Option(envvar="FALLEN_METRICS_PORT", help="Prometheus /metrics port, 0 = off")
+    ] = 9100,
+    log_level: Annotated[str, typer.Option(envvar="FALLEN_LOG_LEVEL")] = "INFO",
+) -> None:
+    """Serve every service on one address, or one service alone."""
+    from services.kernel.auth import jwt_secret
+    from services.kernel.logs import setup_logging
+
+    setup_logging(log_level)
+    try:
+        jwt_secret()
+    except RuntimeError as exc:
+        raise typer.BadParameter(str(exc)) from exc
+    if port is not None:
+        address = f"{address.rsplit(':', 1)[0]}:{port}"
+    if metrics_port:
+        from prometheus_client import start_http_server
+
+        start_http_server(metrics_port, addr=address.rsplit(":", 1)[0])
+    asyncio.run(_serve(service, address, store, stream, dice))
+
+
+async def _serve(service: str, address: str, store_url: str, stream: str, dice: str | None) -> None:
+    from services.app import serve as start
+    from services.kernel.store.factory import open_store
+
+    store = open_store(store_url)
+    background: list[Callable[[], Awaitable[None]]] = []
+    stop = asyncio.Event()
+    if stream.startswith("kafka://"):
+        from services.kernel.stream.kafka_relay import KafkaRelay
+
+        relay = KafkaRelay(store, stream.removeprefix("kafka://"))
+        background.append(lambda: relay.run_forever(stop))
+    elif stream not in ("memory", "redis"):
+        raise typer.BadParameter(f"--stream must be memory, redis or kafka://HOST:PORT, not {stream}")
+    backend = await start(store, address, service, dice_addr=dice, background=background)
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError):
+            loop.add_signal_handler(sig, stop.set)
+    typer.echo(f"fallen {service} serving on {address.rsplit(':', 1)[0]}:{backend.port}", err=True)
+    await stop.wait()
+    await backend.stop()
+
+
+@app.command()
+def token(
+    player: Annotated[str | None, typer.Option(help="Player id (the token's sub)")] = None,
+    service: Annotated[str | None, typer.Option(help="Service name for an internal token")] = None,
+    ttl: Annotated[int, typer.Option(help="Lifetime in seconds")] = 24 * 3600,
+) -> None:
+    """Print a bearer token for local use (FALLEN_JWT_SECRET, or the dev secret with FALLEN_DEV=1)."""
+    from services.kernel.auth import issue_token
+
+    if bool(player) == bool(service):
+        raise typer.BadParameter("give exactly one of --player or --service")
+    if os.environ.get("FALLEN_JWT_SECRET") is None:
+        os.environ.setdefault("FALLEN_DEV", "1")
+    subject = player or f"service:{service}"
+    typer.echo(issue_token(subject, service=bool(service), ttl_s=ttl))
+
+
+if __name__ == "__main__":
+    app()

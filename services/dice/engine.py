@@ -1,0 +1,277 @@
+"""Dice for every game: commit, roll, shuffle, reveal and verify over the event store."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from services.dice import fair
+from services.dice.kinds import catalog, read_composite
+from services.dice.ledger import (
+    CLIENT_SEED_SET,
+    ROLLED,
+    SEED_COMMITTED,
+    SEED_REVEALED,
+    SHUFFLE_DRAWN,
+    Ledger,
+    combine_client_seeds,
+    fold,
+)
+from services.dice.port import Permutation, Roll, RolledDie
+from services.kernel.envelope import NOBODY, PUBLIC, NewEvent, Visibility
+from services.kernel.errors import InvalidArgument, NotFound, RuleViolation, VersionConflict
+from services.kernel.games import check_game_id, game_ended
+from services.kernel.store.base import EventStore
+
+MAX_DICE = 100
+MAX_SHUFFLE = 10_000
+MAX_SEED_CHARS = 256
+RETRIES = 20
+T = TypeVar("T")
+
+
+def dice_stream(game_id: str) -> str:
+    """Return the dice stream id of a game."""
+    return f"dice-{game_id}"
+
+
+def secret_key(game_id: str) -> str:
+    """Return the secrets-store key of a game's server seed."""
+    return f"dice-seed:{game_id}"
+
+
+@dataclass(frozen=True)
+class Verification:
+    """The result of re-deriving every draw of a game from its revealed seed."""
+
+    ok: bool
+    checked: int
+    mismatch: str = ""
+
+
+def roll_event(
+    game_id: str, seed: bytes, client_seed: str, nonce: int, purpose: str, dice: list[str]
+) -> dict[str, Any]:
+    """Return the DiceRolled payload of rolling dice with one nonce (pure)."""
+    cat = catalog()
+    draws = fair.Draws(seed, game_id, client_seed, nonce)
+    rolled: list[dict[str, Any]] = []
+    results: list[str] = []
+    for kind in dice:
+        parts = cat.expand(kind)
+        faces_read: list[str] = []
+        for part in parts:
+            faces = cat.faces[part]
+            index = draws.uniform(len(faces))
+            rolled.append({"kind": part, "faces": list(faces), "index": index, "face": faces[index]})
+            faces_read.append(faces[index])
+        results.append(faces_read[0] if len(parts) == 1 else read_composite(kind, faces_read))
+    return {
+        "nonce": nonce,
+        "purpose": purpose,
+        "client_seed": client_seed,
+        "requested": list(dice),
+        "dice": rolled,
+        "results": results,
+    }
+
+
+def shuffle_event(
+    game_id: str, seed: bytes, client_seed: str, nonce: int, purpose: str, count: int
+) -> dict[str, Any]:
+    """Return the DiceShuffleDrawn payload of a permutation of count items (pure)."""
+    order = fair.shuffle(fair.Draws(seed, game_id, client_seed, nonce), list(range(count)))
+    return {
+        "nonce": nonce,
+        "purpose": purpose,
+        "client_seed": client_seed,
+        "count": count,
+        "order": order,
+    }
+
+
+def verify_ledger(game_id: str, ledger: Ledger) -> Verification:
+    """Return whether every recorded draw re-derives from the revealed seed (pure)."""
+    if not ledger.revealed_seed:
+        return Verification(False, 0, "the server seed has not been revealed")
+    seed = bytes.fromhex(ledger.revealed_seed)
+    if fair.commitment(seed) != ledger.commitment:
+        return Verification(False, 0, "revealed seed does not match the commitment")
+    for i, env in enumerate(ledger.draws):
+        d = env.data
+        if d["nonce"] != i:
+            return Verification(False, i, f"version {env.version}: nonce {d['nonce']}, expected {i}")
+        if env.type == ROLLED:
+            again = roll_event(game_id, seed, d["client_seed"], i, d["purpose"], d["requested"])
+        else:
+            again = shuffle_event(game_id, seed, d["client_seed"], i, d["purpose"], d["count"])
+        if again != d:
+            diff = sorted(k for k in again if again[k] != d.get(k))
+            return Verification(
+                False, i, f"{env.stream} version {env.version} ({env.type}): {', '.join(diff)} differ"
+            )
+    return Verification(True, len(ledger.draws))
+
+
+class DiceEngine:
+    """Provably fair dice for every game, kept in per-game dice streams."""
+
+    def __init__(self, store: EventStore) -> None:
+        self.store = store
+
+    async def ledger(self, game_id: str) -> Ledger:
+        """Return the game's folded dice stream."""
+        return fold(await self.store.read(dice_stream(game_id)))
+
+    async def _committed(self, game_id: str) -> Ledger:
+        check_game_id(game_id)
+        ledger = await self.ledger(game_id)
+        if not ledger.commitment:
+            raise NotFound(f"no dice seed committed for game {game_id!r}; call CommitSeed first")
+        return ledger
+
+    async def _retry(self, attempt: Callable[[], Awaitable[T]]) -> T:
+        for _ in range(RETRIES):
+            try:
+                return await attempt()
+            except VersionConflict:
+                continue
+        raise RuleViolation("too much contention on the dice stream; retry the request")
+
+    async def commit_seed(self, game_id: str, client_seed: str = "") -> Ledger:
+        """Create and commit the game's server seed (idempotent); return the ledger."""
+        check_game_id(game_id)
+        _check_seed(client_seed)
+        await self.store.put_secret(secret_key(game_id), secrets.token_bytes(fair.SEED_BYTES).hex())
+        seed = await self._seed(game_id)
+        ledger = await self.ledger(game_id)
+        if ledger.commitment:
+            return ledger
+        event = NewEvent(
+            SEED_COMMITTED, {"commitment": fair.commitment(seed), "client_seed": client_seed}, PUBLIC
+        )
+        try:
+            await self.store.append(dice_stream(game_id), 0, [event])
+        except VersionConflict:
+            pass
+        return await self.ledger(game_id)
+
+    async def set_client_seed(self, game_id: str, seat: str, seat_seed: str) -> str:
+        """Record a seat's client seed before the first draw; return the combined seed."""
+        _check_seed(seat_seed)
+        if not seat:
+            raise InvalidArgument("seat", "is required")
+
+        async def attempt() -> str:
+            ledger = await self._committed(game_id)
+            if ledger.next_nonce > 0:
+                raise RuleViolation("client seeds can only be set before the first roll or shuffle")
+            by_seat = {k: v for k, v in ledger.client_seeds if k}
+            by_seat[seat] = seat_seed
+            event = NewEvent(CLIENT_SEED_SET, {"seat": seat, "seat_seed": seat_seed}, PUBLIC)
+            await self.store.append(dice_stream(game_id), ledger.version, [event])
+            return combine_client_seeds(by_seat)
+
+        return await self._retry(attempt)
+
+    async def roll(
+        self, game_id: str, purpose: str, dice: list[str], visible_to: list[str] | None = None
+    ) -> Roll:
+        """Roll dice with the game's next nonce and record a DiceRolled event."""
+        if not purpose:
+            raise InvalidArgument("purpose", "is required")
+        if not 1 <= len(dice) <= MAX_DICE:
+            raise InvalidArgument("dice", f"roll 1 to {MAX_DICE} dice, not {len(dice)}")
+        for kind in dice:
+            catalog().expand(kind)
+        vis: Visibility = sorted(set(visible_to)) if visible_to else PUBLIC
+
+        async def attempt() -> Roll:
+            ledger = await self._open(game_id)
+            seed = await self._seed(game_id)
+            data = roll_event(game_id, seed, ledger.client_seed, ledger.next_nonce, purpose, dice)
+            res = await self.store.append(
+                dice_stream(game_id), ledger.version, [NewEvent(ROLLED, data, vis)]
+            )
+            return Roll(ledger.next_nonce, _rolled_dice(data), res.version)
+
+        return await self._retry(attempt)
+
+    async def shuffle(self, game_id: str, purpose: str, count: int) -> Permutation:
+        """Draw a permutation of count items with the next nonce (recorded for audit only)."""
+        if not purpose:
+            raise InvalidArgument("purpose", "is required")
+        if not 1 <= count <= MAX_SHUFFLE:
+            raise InvalidArgument("count", f"shuffle 1 to {MAX_SHUFFLE} items, not {count}")
+
+        async def attempt() -> Permutation:
+            ledger = await self._open(game_id)
+            seed = await self._seed(game_id)
+            data = shuffle_event(game_id, seed, ledger.client_seed, ledger.next_nonce, purpose, count)
+            await self.store.append(
+                dice_stream(game_id), ledger.version, [NewEvent(SHUFFLE_DRAWN, data, NOBODY)]
+            )
+            return Permutation(ledger.next_nonce, tuple(data["order"]))
+
+        return await self._retry(attempt)
+
+    async def reveal(self, game_id: str) -> Ledger:
+        """Publish the server seed of an ended game (idempotent); return the ledger."""
+        ledger = await self._committed(game_id)
+        if ledger.revealed_seed:
+            return ledger
+        if not await game_ended(self.store, game_id):
+            raise RuleViolation(f"game {game_id!r} has not ended; the seed stays secret until then")
+        seed = await self._seed(game_id)
+        event = NewEvent(
+            SEED_REVEALED, {"server_seed": seed.hex(), "commitment": ledger.commitment}, PUBLIC
+        )
+        try:
+            await self.store.append(dice_stream(game_id), ledger.version, [event])
+        except VersionConflict:
+            pass
+        return await self.ledger(game_id)
+
+    async def verify(self, game_id: str) -> Verification:
+        """Re-derive every roll and shuffle of a revealed game from its seed."""
+        ledger = await self._committed(game_id)
+        if not ledger.revealed_seed:
+            raise RuleViolation(f"game {game_id!r}: the seed is not revealed yet")
+        return verify_ledger(game_id, ledger)
+
+    async def _open(self, game_id: str) -> Ledger:
+        ledger = await self._committed(game_id)
+        if ledger.revealed_seed:
+            raise RuleViolation(f"game {game_id!r} has ended; its seed is revealed")
+        return ledger
+
+    async def _seed(self, game_id: str) -> bytes:
+        hex_seed = await self.store.get_secret(secret_key(game_id))
+        if hex_seed is None:
+            raise NotFound(f"no dice seed committed for game {game_id!r}; call CommitSeed first")
+        return bytes.fromhex(hex_seed)
+
+
+def _rolled_dice(data: dict[str, Any]) -> tuple[RolledDie, ...]:
+    """Return the requested dice of a roll payload, composites as their reading."""
+    cat = catalog()
+    out: list[RolledDie] = []
+    i = 0
+    for kind, result in zip(data["requested"], data["results"], strict=True):
+        parts = cat.expand(kind)
+        if len(parts) == 1:
+            d = data["dice"][i]
+            out.append(RolledDie(kind, tuple(d["faces"]), d["index"], d["face"]))
+        else:
+            out.append(RolledDie(kind, (), int(result) - 1, result))
+        i += len(parts)
+    return tuple(out)
+
+
+def _check_seed(seed: str) -> None:
+    if len(seed) > MAX_SEED_CHARS:
+        raise InvalidArgument("client_seed", f"at most {MAX_SEED_CHARS} characters")
+    if ":" in seed or ";" in seed or "=" in seed:
+        raise InvalidArgument("client_seed", "may not contain ':', ';' or '='")

@@ -1,0 +1,66 @@
+"""A game's dice history folded from its dice stream (pure)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from services.kernel.envelope import Envelope
+
+SEED_COMMITTED = "DiceSeedCommitted"
+CLIENT_SEED_SET = "DiceClientSeedSet"
+ROLLED = "DiceRolled"
+SHUFFLE_DRAWN = "DiceShuffleDrawn"
+SEED_REVEALED = "DiceSeedRevealed"
+
+
+@dataclass(frozen=True)
+class Ledger:
+    """What the dice stream says about one game."""
+
+    version: int = 0
+    commitment: str = ""
+    client_seeds: tuple[tuple[str, str], ...] = ()
+    next_nonce: int = 0
+    revealed_seed: str = ""
+    draws: tuple[Envelope, ...] = field(default=())
+
+    @property
+    def client_seed(self) -> str:
+        """Return the combined client seed: 'seat=seed' pairs sorted by seat, ';'-joined."""
+        return combine_client_seeds(dict(self.client_seeds))
+
+
+def combine_client_seeds(by_seat: dict[str, str]) -> str:
+    """Return the client seed string made of every seat's contribution."""
+    if set(by_seat) == {""}:
+        return by_seat[""]
+    return ";".join(f"{seat}={seed}" for seat, seed in sorted(by_seat.items()))
+
+
+def evolve(ledger: Ledger, env: Envelope) -> Ledger:
+    """Return the ledger after one dice event."""
+    d: dict[str, Any] = env.data
+    ledger = replace(ledger, version=env.version)
+    if env.type == SEED_COMMITTED:
+        seeds = (("", d["client_seed"]),) if d.get("client_seed") else ()
+        return replace(ledger, commitment=d["commitment"], client_seeds=seeds)
+    if env.type == CLIENT_SEED_SET:
+        seeds = dict(ledger.client_seeds)
+        seeds.pop("", None)
+        seeds[d["seat"]] = d["seat_seed"]
+        return replace(ledger, client_seeds=tuple(sorted(seeds.items())))
+    if env.type in (ROLLED, SHUFFLE_DRAWN):
+        return replace(ledger, next_nonce=d["nonce"] + 1, draws=(*ledger.draws, env))
+    if env.type == SEED_REVEALED:
+        return replace(ledger, revealed_seed=d["server_seed"])
+    return ledger
+
+
+def fold(events: Iterable[Envelope]) -> Ledger:
+    """Return the ledger of a whole dice stream."""
+    ledger = Ledger()
+    for env in events:
+        ledger = evolve(ledger, env)
+    return ledger

@@ -1,0 +1,99 @@
+"""Thin gRPC adapter of the dice service."""
+
+from __future__ import annotations
+
+import grpc
+from fallen.dice.v1 import dice_pb2, dice_pb2_grpc
+
+from services.dice.engine import DiceEngine
+from services.dice.kinds import catalog
+from services.kernel.auth import Principal
+from services.kernel.games import authorize_seat, check_game_id
+from services.kernel.grpcx.rpc import rpc
+from services.kernel.grpcx.server import Mount
+
+SERVICE_NAME = dice_pb2.DESCRIPTOR.services_by_name["DiceService"].full_name
+
+
+class DiceServicer(dice_pb2_grpc.DiceServiceServicer):
+    """Parse requests, call the DiceEngine, answer; errors mapped by @rpc."""
+
+    def __init__(self, engine: DiceEngine) -> None:
+        self.engine = engine
+
+    @rpc
+    async def CommitSeed(
+        self, request: dice_pb2.CommitSeedRequest, context: grpc.aio.ServicerContext, principal: Principal
+    ) -> dice_pb2.CommitSeedResponse:
+        """Commit the game's seed (internal)."""
+        principal.require_service()
+        ledger = await self.engine.commit_seed(request.game_id, request.client_seed)
+        return dice_pb2.CommitSeedResponse(commitment=ledger.commitment, client_seed=ledger.client_seed)
+
+    @rpc
+    async def SetClientSeed(
+        self, request: dice_pb2.SetClientSeedRequest, context: grpc.aio.ServicerContext, principal: Principal
+    ) -> dice_pb2.SetClientSeedResponse:
+        """Set the caller's seat's client seed."""
+        check_game_id(request.game_id)
+        await authorize_seat(self.engine.store, principal, request.game_id, request.seat)
+        combined = await self.engine.set_client_seed(request.game_id, request.seat, request.client_seed)
+        return dice_pb2.SetClientSeedResponse(client_seed=combined)
+
+    @rpc
+    async def Roll(
+        self, request: dice_pb2.RollRequest, context: grpc.aio.ServicerContext, principal: Principal
+    ) -> dice_pb2.RollResponse:
+        """Roll dice (internal)."""
+        principal.require_service()
+        roll = await self.engine.roll(
+            request.game_id, request.purpose, list(request.dice), list(request.visible_to)
+        )
+        return dice_pb2.RollResponse(
+            nonce=roll.nonce,
+            version=roll.version,
+            results=[dice_pb2.Die(kind=d.kind, face=d.face, index=d.index) for d in roll.results],
+        )
+
+    @rpc
+    async def Shuffle(
+        self, request: dice_pb2.ShuffleRequest, context: grpc.aio.ServicerContext, principal: Principal
+    ) -> dice_pb2.ShuffleResponse:
+        """Draw a permutation (internal)."""
+        principal.require_service()
+        perm = await self.engine.shuffle(request.game_id, request.purpose, request.count)
+        return dice_pb2.ShuffleResponse(nonce=perm.nonce, order=list(perm.order))
+
+    @rpc
+    async def Reveal(
+        self, request: dice_pb2.RevealRequest, context: grpc.aio.ServicerContext, principal: Principal
+    ) -> dice_pb2.RevealResponse:
+        """Reveal the seed of an ended game."""
+        ledger = await self.engine.reveal(request.game_id)
+        return dice_pb2.RevealResponse(server_seed=ledger.revealed_seed, commitment=ledger.commitment)
+
+    @rpc
+    async def Verify(
+        self, request: dice_pb2.VerifyRequest, context: grpc.aio.ServicerContext, principal: Principal
+    ) -> dice_pb2.VerifyResponse:
+        """Re-derive every draw from the revealed seed."""
+        result = await self.engine.verify(request.game_id)
+        return dice_pb2.VerifyResponse(ok=result.ok, checked=result.checked, mismatch=result.mismatch)
+
+    @rpc
+    async def ListKinds(
+        self, request: dice_pb2.ListKindsRequest, context: grpc.aio.ServicerContext, principal: Principal
+    ) -> dice_pb2.ListKindsResponse:
+        """List dice kinds."""
+        cat = catalog()
+        kinds = [dice_pb2.DiceKind(name=n, faces=list(f)) for n, f in sorted(cat.faces.items())]
+        kinds += [
+            dice_pb2.DiceKind(name=n, faces=[f"{p}" for p in parts])
+            for n, parts in sorted(cat.composites.items())
+        ]
+        return dice_pb2.ListKindsResponse(kinds=kinds)
+
+
+def mount(engine: DiceEngine) -> Mount:
+    """Return the dice service ready to add to a server."""
+    return Mount(dice_pb2_grpc.add_DiceServiceServicer_to_server, DiceServicer(engine), SERVICE_NAME)

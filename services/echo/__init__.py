@@ -1,0 +1,1 @@
+"""Echo service: the raw gRPC baseline that benchmarks compare against."""

@@ -1,0 +1,57 @@
+"""Facts every service reads from a game's own stream: its seats and whether it ended."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from services.kernel.auth import Principal
+from services.kernel.errors import InvalidArgument, NotFound, PermissionDenied
+from services.kernel.store.base import EventStore
+
+GAME_CREATED = "GameCreated"
+GAME_ENDED = "GameEnded"
+GAME_ID_RE = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
+
+
+def check_game_id(game_id: str, field: str = "game_id") -> str:
+    """Return game_id if well formed, else raise InvalidArgument naming the field."""
+    if not game_id:
+        raise InvalidArgument(field, "is required")
+    if not GAME_ID_RE.match(game_id):
+        raise InvalidArgument(field, "must be 1-64 characters of letters, digits, _ . : -")
+    return game_id
+
+
+def game_stream(game_id: str) -> str:
+    """Return the stream id of a game."""
+    return f"game-{game_id}"
+
+
+async def game_info(store: EventStore, game_id: str) -> dict[str, Any]:
+    """Return the GameCreated payload of a game (raise NotFound if there is none)."""
+    events = await store.read(game_stream(game_id), 1)
+    if not events or events[0].type != GAME_CREATED:
+        raise NotFound(f"game {game_id!r} does not exist")
+    return events[0].data
+
+
+async def game_ended(store: EventStore, game_id: str) -> bool:
+    """Return whether the game's stream holds a GameEnded event."""
+    return any(e.type == GAME_ENDED for e in await store.read(game_stream(game_id), 1))
+
+
+async def authorize_seat(
+    store: EventStore, principal: Principal, game_id: str, seat: str
+) -> None:
+    """Raise unless the caller is a service or the player seated at seat."""
+    if not seat:
+        raise InvalidArgument("seat", "is required")
+    info = await game_info(store, game_id)
+    seats: dict[str, str] = info.get("seats", {})
+    if seat not in seats:
+        raise InvalidArgument("seat", f"game {game_id!r} has no seat {seat!r}; seats: {sorted(seats)}")
+    if principal.is_service:
+        return
+    if seats[seat] != principal.subject:
+        raise PermissionDenied(f"seat {seat!r} of game {game_id!r} is not yours")

@@ -1,0 +1,1 @@
+"""The stream every appended event reaches: in-process, Redis feed, Kafka relay and feed."""

@@ -1,0 +1,99 @@
+"""Relay of a store's global feed to Kafka topics, at least once, from a checkpoint."""
+
+from __future__ import annotations
+
+import asyncio
+
+from aiokafka import AIOKafkaProducer
+
+from services.kernel.canonical import canonical_json
+from services.kernel.envelope import Envelope, stream_family
+from services.kernel.store.base import EventStore
+from services.kernel.stream.base import TOPIC_PREFIX, topic_for
+from services.kernel.stream.kafka_topics import ensure_topics
+
+IDLE_SECONDS = 0.2
+BATCH = 500
+
+
+class KafkaRelay:
+    """Produce every stored event to fallen.events.<family>, keyed by stream id.
+
+    The checkpoint (last relayed position, in store meta) is written only after the
+    broker acknowledged every event up to it, so a crash re-sends at most one batch:
+    consumers must dedupe by (stream, version). With a sharded Redis store, run one relay
+    per shard, each with its own checkpoint key.
+    """
+
+    def __init__(
+        self,
+        store: EventStore,
+        bootstrap: str,
+        checkpoint_key: str = "relay:kafka",
+        topic_prefix: str = TOPIC_PREFIX,
+    ) -> None:
+        self._store = store
+        self._bootstrap = bootstrap
+        self._checkpoint_key = checkpoint_key
+        self._prefix = topic_prefix
+        self._producer: AIOKafkaProducer | None = None
+        self._topics: set[str] = set()
+
+    async def _started(self) -> AIOKafkaProducer:
+        """Return the producer, starting it on first use."""
+        if self._producer is None:
+            producer = AIOKafkaProducer(
+                bootstrap_servers=self._bootstrap,
+                acks="all",
+                enable_idempotence=False,  # Tansu rejects InitProducerId; dedupe downstream
+                linger_ms=5,
+            )
+            await producer.start()
+            self._producer = producer
+        return self._producer
+
+    async def checkpoint(self) -> int:
+        """Return the last position known to be acknowledged by Kafka (0: none)."""
+        raw = await self._store.get_meta(self._checkpoint_key)
+        return int(raw or 0)
+
+    def _topic(self, env: Envelope) -> str:
+        return topic_for(stream_family(env.stream), self._prefix)
+
+    async def run_once(self, max_events: int = BATCH) -> int:
+        """Relay up to max_events events after the checkpoint; return how many were sent."""
+        start = await self.checkpoint() + 1
+        batch = await self._store.read_all(start, max_events)
+        if not batch:
+            return 0
+        new_topics = {self._topic(env) for env in batch} - self._topics
+        if new_topics:
+            await ensure_topics(self._bootstrap, new_topics)
+            self._topics |= new_topics
+        producer = await self._started()
+        pending = [
+            await producer.send(
+                self._topic(env),
+                value=canonical_json(env.to_dict()).encode("utf-8"),
+                key=env.stream.encode("utf-8"),
+            )
+            for env in batch
+        ]
+        await asyncio.gather(*pending)
+        await self._store.set_meta(self._checkpoint_key, str(batch[-1].position))
+        return len(batch)
+
+    async def run_forever(self, stop_event: asyncio.Event, idle_seconds: float = IDLE_SECONDS) -> None:
+        """Relay until stop_event is set, sleeping idle_seconds when caught up."""
+        while not stop_event.is_set():
+            if await self.run_once() == 0:
+                try:
+                    await asyncio.wait_for(stop_event.wait(), idle_seconds)
+                except TimeoutError:
+                    pass
+
+    async def close(self) -> None:
+        """Flush and stop the producer."""
+        if self._producer is not None:
+            await self._producer.stop()
+            self._producer = None

@@ -1,0 +1,1 @@
+"""Rules services: one pure engine per game behind one generic gRPC adapter."""

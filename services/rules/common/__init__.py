@@ -1,0 +1,1 @@
+"""The contract every game engine implements, and helpers shared by engines."""

@@ -1,0 +1,218 @@
+"""Contract tests every EventStore implementation must pass (sqlite and redis)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from services.kernel.canonical import GENESIS_HASH
+from services.kernel.envelope import NOBODY, PUBLIC, Envelope, NewEvent, seats
+from services.kernel.errors import InvalidArgument, VersionConflict
+from services.kernel.store.base import ANY_VERSION, EventStore
+
+
+def ev(i: int = 0, **kw: object) -> NewEvent:
+    """Return a small test event."""
+    return NewEvent(type="tick", data={"i": i}, **kw)  # type: ignore[arg-type]
+
+
+def assert_chain(events: list[Envelope]) -> None:
+    """Assert versions run 1..n and every hash links to the one before."""
+    prev = GENESIS_HASH
+    for n, env in enumerate(events, start=1):
+        assert env.version == n
+        assert env.prev_hash == prev
+        assert env.hash == env.expected_hash()
+        prev = env.hash
+
+
+async def test_given_empty_stream_when_appending_then_versions_start_at_1_and_chain(
+    event_store: EventStore,
+) -> None:
+    # given an empty stream
+    assert await event_store.version("game-a") == 0
+    assert await event_store.read("game-a") == []
+    # when two appends land
+    r1 = await event_store.append("game-a", 0, [ev(1), ev(2)])
+    r2 = await event_store.append("game-a", 2, [ev(3)])
+    # then versions count from 1, positions grow, and the hash chain holds
+    assert (r1.version, r2.version) == (2, 3)
+    assert r1.first_position < r1.last_position < r2.first_position == r2.last_position
+    assert not r1.deduplicated
+    events = await event_store.read("game-a")
+    assert [e.data["i"] for e in events] == [1, 2, 3]
+    assert_chain(events)
+    assert await event_store.version("game-a") == 3
+    assert [e.version for e in await event_store.read("game-a", from_version=2)] == [2, 3]
+    assert await event_store.head_position() == r2.last_position
+
+
+async def test_given_stale_expected_version_when_appending_then_conflict_and_nothing_appended(
+    event_store: EventStore,
+) -> None:
+    # given a stream at version 2
+    await event_store.append("game-b", 0, [ev(1), ev(2)])
+    # when appending at version 1
+    with pytest.raises(VersionConflict) as info:
+        await event_store.append("game-b", 1, [ev(3)])
+    # then the conflict names both versions and nothing was written
+    assert (info.value.expected, info.value.actual) == (1, 2)
+    assert await event_store.version("game-b") == 2
+    assert len(await event_store.read_all()) == 2
+
+
+async def test_given_a_command_id_when_replayed_then_first_result_and_nothing_appended(
+    event_store: EventStore,
+) -> None:
+    # given a command that was appended
+    first = await event_store.append("game-c", 0, [ev(1)], command_id="cmd-1")
+    # when the same command id comes again, even with another expected version
+    again = await event_store.append("game-c", 0, [ev(1)], command_id="cmd-1")
+    other = await event_store.append("game-c", 7, [ev(2)], command_id="cmd-1")
+    anyv = await event_store.append("game-c", ANY_VERSION, [ev(3)], command_id="cmd-1")
+    # then each answer is the first result, marked deduplicated, and nothing is appended
+    for r in (again, other, anyv):
+        assert r.deduplicated
+        assert (r.stream, r.version, r.first_position, r.last_position) == (
+            first.stream, first.version, first.first_position, first.last_position,
+        )  # fmt: skip
+    assert await event_store.version("game-c") == 1
+    # and the same command id on another stream is a different command
+    elsewhere = await event_store.append("game-d", 0, [ev(1)], command_id="cmd-1")
+    assert not elsewhere.deduplicated
+
+
+async def test_given_any_version_when_appending_then_it_appends_after_the_head(
+    event_store: EventStore,
+) -> None:
+    # given a stream at version 1
+    await event_store.append("game-e", 0, [ev(1)])
+    # when appending with ANY_VERSION twice
+    r = await event_store.append("game-e", ANY_VERSION, [ev(2)])
+    r = await event_store.append("game-e", ANY_VERSION, [ev(3), ev(4)])
+    # then the events go on the end and the chain holds
+    assert r.version == 4
+    assert_chain(await event_store.read("game-e"))
+
+
+async def test_given_many_streams_when_reading_all_then_positions_strictly_increase(
+    event_store: EventStore,
+) -> None:
+    # given appends interleaved over three streams
+    for i in range(6):
+        await event_store.append(f"game-s{i % 3}", ANY_VERSION, [ev(i), ev(i + 100)])
+    # when reading the global feed, whole and in pages
+    everything = await event_store.read_all()
+    page = await event_store.read_all(from_position=everything[4].position, limit=3)
+    # then positions strictly increase and pages start where asked
+    positions = [e.position for e in everything]
+    assert len(positions) == 12
+    assert positions == sorted(set(positions))
+    assert [e.position for e in page] == positions[4:7]
+    assert await event_store.head_position() == positions[-1]
+
+
+@pytest.mark.parametrize(
+    ("stream", "expected", "events", "field"),
+    [
+        ("Game-x", 0, [ev()], "stream"),
+        ("nodash", 0, [ev()], "stream"),
+        ("game-", 0, [ev()], "stream"),
+        ("game-x y", 0, [ev()], "stream"),
+        ("game-x", -2, [ev()], "expected_version"),
+        ("game-x", 0, [], "events"),
+        ("game-x", 0, [NewEvent(type="", data={})], "events.type"),
+        ("game-x", 0, [ev(visibility="everyone")], "events.visibility"),
+        ("game-x", 0, [ev(visibility=[])], "events.visibility"),
+    ],
+)
+async def test_given_a_malformed_append_when_appending_then_invalid_argument_and_nothing(
+    event_store: EventStore,
+    stream: str,
+    expected: int,
+    events: list[NewEvent],
+    field: str,
+) -> None:
+    # when the append request is malformed
+    with pytest.raises(InvalidArgument) as info:
+        await event_store.append(stream, expected, events)
+    # then the error names the field and nothing was written
+    assert info.value.field == field
+    assert await event_store.read_all() == []
+    assert await event_store.head_position() == 0
+
+
+async def test_given_ten_concurrent_writers_at_one_version_then_exactly_one_wins(
+    event_store: EventStore,
+) -> None:
+    # given a stream at version 1
+    await event_store.append("game-race", 0, [ev(0)])
+    # when ten writers append at version 1 at once
+    results = await asyncio.gather(
+        *(event_store.append("game-race", 1, [ev(i)]) for i in range(10)),
+        return_exceptions=True,
+    )
+    # then exactly one succeeds, nine conflict, and the stream holds two events
+    wins = [r for r in results if not isinstance(r, BaseException)]
+    conflicts = [r for r in results if isinstance(r, VersionConflict)]
+    assert (len(wins), len(conflicts)) == (1, 9)
+    events = await event_store.read("game-race")
+    assert len(events) == 2
+    assert_chain(events)
+
+
+async def test_given_a_secret_when_put_again_then_the_first_value_stays(
+    event_store: EventStore,
+) -> None:
+    # given no secret
+    assert await event_store.get_secret("seed:g1") is None
+    # when put twice
+    assert await event_store.put_secret("seed:g1", "first") is True
+    assert await event_store.put_secret("seed:g1", "second") is False
+    # then the first value is kept
+    assert await event_store.get_secret("seed:g1") == "first"
+
+
+async def test_given_meta_when_set_twice_then_the_last_value_is_read(
+    event_store: EventStore,
+) -> None:
+    # given no value, when it is set twice, then the last value is read
+    assert await event_store.get_meta("relay:x") is None
+    await event_store.set_meta("relay:x", "1")
+    await event_store.set_meta("relay:x", "42")
+    assert await event_store.get_meta("relay:x") == "42"
+
+
+async def test_given_each_visibility_when_read_back_then_it_round_trips(
+    event_store: EventStore,
+) -> None:
+    # when events of each visibility are appended
+    vis = [PUBLIC, NOBODY, seats("hero"), ["dungeon_lord", "hero", "hero"]]
+    await event_store.append("game-v", 0, [ev(i, visibility=v) for i, v in enumerate(vis)])
+    # then they read back in stored form and hash the same
+    events = await event_store.read("game-v")
+    assert [e.visibility for e in events] == [
+        "public", "nobody", ["hero"], ["dungeon_lord", "hero"],
+    ]  # fmt: skip
+    assert_chain(events)
+
+
+async def test_given_unicode_and_nested_data_when_read_back_then_equal_and_hashes_equal(
+    event_store: EventStore,
+) -> None:
+    # given data with unicode, nesting, floats and an event's own ids
+    data = {"name": "Héros ⚔ 龍", "emoji": "🎲", "n": [1, 2.5, None, True], "m": {"b": 1, "a": 2}}
+    new = NewEvent(type="named", data=data, correlation_id="corr", causation_id="cause")
+    # when appended and read back
+    result = await event_store.append("game-u", 0, [new])
+    [env] = await event_store.read("game-u")
+    [via_feed] = await event_store.read_all()
+    # then every field round-trips and the hash is the one expected
+    assert env == via_feed
+    assert env.data == data
+    assert (env.event_id, env.type, env.schema_version) == (new.event_id, "named", 1)
+    assert (env.correlation_id, env.causation_id) == ("corr", "cause")
+    assert env.position == result.first_position
+    assert env.hash == env.expected_hash()
+    assert env.prev_hash == GENESIS_HASH
