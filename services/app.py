@@ -18,11 +18,14 @@ from services.echo.service import mount as echo_mount
 from services.kernel.grpcx.client import ServiceCredentials
 from services.kernel.grpcx.server import Mount, Running, start_server
 from services.kernel.store.base import EventStore
+from services.rules.common.api import GameRules
+from services.rules.runner import GameRunner
+from services.rules.service import mount as rules_mount
 
 log = logging.getLogger("fallen.app")
 
 ALL = "all"
-SINGLE_SERVICES = ("dice", "deck")
+SINGLE_SERVICES = ("dice", "deck", "rules")
 
 
 @dataclass
@@ -64,21 +67,27 @@ async def serve(
     service: str = ALL,
     dice_addr: str | None = None,
     background: list[Callable[[], Awaitable[None]]] | None = None,
+    extra_games: dict[str, GameRules] | None = None,
 ) -> Backend:
     """Start serving one service (or all) on address; return the running backend."""
     channels: list[grpc.aio.Channel] = []
     mounts: list[Mount] = [echo_mount()]
     if service == ALL:
         dice = DiceEngine(store)
-        mounts += [dice_mount(dice), _deck_mount(store, dice)]
+        runner = GameRunner(store, dice, extra_games)
+        mounts += [dice_mount(dice), _deck_mount(store, dice), rules_mount(runner)]
     elif service == "dice":
         mounts.append(dice_mount(DiceEngine(store)))
-    elif service == "deck":
+    elif service in ("deck", "rules"):
         if not dice_addr:
-            raise ValueError("the deck service alone needs --dice HOST:PORT")
+            raise ValueError(f"the {service} service alone needs --dice HOST:PORT")
         channel = grpc.aio.insecure_channel(dice_addr)
         channels.append(channel)
-        mounts.append(_deck_mount(store, GrpcDice(channel, ServiceCredentials("deck"))))
+        remote = GrpcDice(channel, ServiceCredentials(service))
+        if service == "deck":
+            mounts.append(_deck_mount(store, remote))
+        else:
+            mounts.append(rules_mount(GameRunner(store, remote, extra_games)))
     else:
         raise ValueError(f"unknown service {service!r}; choose all or one of {SINGLE_SERVICES}")
     running = await start_server(mounts, address)

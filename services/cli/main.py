@@ -21,9 +21,7 @@ DEFAULT_ADDRESS = "127.0.0.1:50051"
 
 @app.command()
 def serve(
-    service: Annotated[
-        str, typer.Argument(help="'all', or one service alone: dice, deck")
-    ] = "all",
+    service: Annotated[str, typer.Argument(help="'all', or one service alone: dice, deck")] = "all",
     address: Annotated[
         str, typer.Option(envvar="FALLEN_ADDRESS", help="HOST:PORT to listen on")
     ] = DEFAULT_ADDRESS,
@@ -75,7 +73,9 @@ async def _serve(service: str, address: str, store_url: str, stream: str, dice: 
         relay = KafkaRelay(store, stream.removeprefix("kafka://"))
         background.append(lambda: relay.run_forever(stop))
     elif stream not in ("memory", "redis"):
-        raise typer.BadParameter(f"--stream must be memory, redis or kafka://HOST:PORT, not {stream}")
+        raise typer.BadParameter(
+            f"--stream must be memory, redis or kafka://HOST:PORT, not {stream}"
+        )
     backend = await start(store, address, service, dice_addr=dice, background=background)
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -92,7 +92,7 @@ def token(
     service: Annotated[str | None, typer.Option(help="Service name for an internal token")] = None,
     ttl: Annotated[int, typer.Option(help="Lifetime in seconds")] = 24 * 3600,
 ) -> None:
-    """Print a bearer token for local use (FALLEN_JWT_SECRET, or the dev secret with FALLEN_DEV=1)."""
+    """Print a bearer token for local use (dev secret unless FALLEN_JWT_SECRET is set)."""
     from services.kernel.auth import issue_token
 
     if bool(player) == bool(service):

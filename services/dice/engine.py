@@ -65,7 +65,9 @@ def roll_event(
         for part in parts:
             faces = cat.faces[part]
             index = draws.uniform(len(faces))
-            rolled.append({"kind": part, "faces": list(faces), "index": index, "face": faces[index]})
+            rolled.append(
+                {"kind": part, "faces": list(faces), "index": index, "face": faces[index]}
+            )
             faces_read.append(faces[index])
         results.append(faces_read[0] if len(parts) == 1 else read_composite(kind, faces_read))
     return {
@@ -102,7 +104,9 @@ def verify_ledger(game_id: str, ledger: Ledger) -> Verification:
     for i, env in enumerate(ledger.draws):
         d = env.data
         if d["nonce"] != i:
-            return Verification(False, i, f"version {env.version}: nonce {d['nonce']}, expected {i}")
+            return Verification(
+                False, i, f"version {env.version}: nonce {d['nonce']}, expected {i}"
+            )
         if env.type == ROLLED:
             again = roll_event(game_id, seed, d["client_seed"], i, d["purpose"], d["requested"])
         else:
@@ -110,7 +114,9 @@ def verify_ledger(game_id: str, ledger: Ledger) -> Verification:
         if again != d:
             diff = sorted(k for k in again if again[k] != d.get(k))
             return Verification(
-                False, i, f"{env.stream} version {env.version} ({env.type}): {', '.join(diff)} differ"
+                False,
+                i,
+                f"{env.stream} version {env.version} ({env.type}): {', '.join(diff)} differ",
             )
     return Verification(True, len(ledger.draws))
 
@@ -140,7 +146,15 @@ class DiceEngine:
                 continue
         raise RuleViolation("too much contention on the dice stream; retry the request")
 
-    async def commit_seed(self, game_id: str, client_seed: str = "") -> Ledger:
+    async def commit_seed(self, game_id: str, client_seed: str = "") -> str:
+        """Create and commit the game's server seed (idempotent); return the commitment."""
+        return (await self.commit_ledger(game_id, client_seed)).commitment
+
+    async def reveal(self, game_id: str) -> str:
+        """Reveal an ended game's server seed (idempotent); return it in hex."""
+        return (await self.reveal_ledger(game_id)).revealed_seed
+
+    async def commit_ledger(self, game_id: str, client_seed: str = "") -> Ledger:
         """Create and commit the game's server seed (idempotent); return the ledger."""
         check_game_id(game_id)
         _check_seed(client_seed)
@@ -150,7 +164,9 @@ class DiceEngine:
         if ledger.commitment:
             return ledger
         event = NewEvent(
-            SEED_COMMITTED, {"commitment": fair.commitment(seed), "client_seed": client_seed}, PUBLIC
+            SEED_COMMITTED,
+            {"commitment": fair.commitment(seed), "client_seed": client_seed},
+            PUBLIC,
         )
         try:
             await self.store.append(dice_stream(game_id), 0, [event])
@@ -209,7 +225,9 @@ class DiceEngine:
         async def attempt() -> Permutation:
             ledger = await self._open(game_id)
             seed = await self._seed(game_id)
-            data = shuffle_event(game_id, seed, ledger.client_seed, ledger.next_nonce, purpose, count)
+            data = shuffle_event(
+                game_id, seed, ledger.client_seed, ledger.next_nonce, purpose, count
+            )
             await self.store.append(
                 dice_stream(game_id), ledger.version, [NewEvent(SHUFFLE_DRAWN, data, NOBODY)]
             )
@@ -217,7 +235,7 @@ class DiceEngine:
 
         return await self._retry(attempt)
 
-    async def reveal(self, game_id: str) -> Ledger:
+    async def reveal_ledger(self, game_id: str) -> Ledger:
         """Publish the server seed of an ended game (idempotent); return the ledger."""
         ledger = await self._committed(game_id)
         if ledger.revealed_seed:

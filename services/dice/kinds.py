@@ -30,7 +30,9 @@ class Catalog:
             return (kind,)
         if kind in self.composites:
             return self.composites[kind]
-        raise InvalidArgument("dice", f"unknown dice kind {kind!r}; known: {', '.join(self.names())}")
+        raise InvalidArgument(
+            "dice", f"unknown dice kind {kind!r}; known: {', '.join(self.names())}"
+        )
 
 
 @cache

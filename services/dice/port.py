@@ -36,6 +36,14 @@ class Permutation:
 class DicePort(Protocol):
     """Chance for other services: rolls and shuffles with the game's next nonce."""
 
+    async def commit_seed(self, game_id: str, client_seed: str = "") -> str:
+        """Commit a game's server seed (idempotent); return the commitment."""
+        ...
+
+    async def reveal(self, game_id: str) -> str:
+        """Reveal an ended game's seed (idempotent); return it in hex."""
+        ...
+
     async def roll(
         self, game_id: str, purpose: str, dice: list[str], visible_to: list[str] | None = None
     ) -> Roll:

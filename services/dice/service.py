@@ -23,21 +23,31 @@ class DiceServicer(dice_pb2_grpc.DiceServiceServicer):
 
     @rpc
     async def CommitSeed(
-        self, request: dice_pb2.CommitSeedRequest, context: grpc.aio.ServicerContext, principal: Principal
+        self,
+        request: dice_pb2.CommitSeedRequest,
+        context: grpc.aio.ServicerContext,
+        principal: Principal,
     ) -> dice_pb2.CommitSeedResponse:
         """Commit the game's seed (internal)."""
         principal.require_service()
-        ledger = await self.engine.commit_seed(request.game_id, request.client_seed)
-        return dice_pb2.CommitSeedResponse(commitment=ledger.commitment, client_seed=ledger.client_seed)
+        ledger = await self.engine.commit_ledger(request.game_id, request.client_seed)
+        return dice_pb2.CommitSeedResponse(
+            commitment=ledger.commitment, client_seed=ledger.client_seed
+        )
 
     @rpc
     async def SetClientSeed(
-        self, request: dice_pb2.SetClientSeedRequest, context: grpc.aio.ServicerContext, principal: Principal
+        self,
+        request: dice_pb2.SetClientSeedRequest,
+        context: grpc.aio.ServicerContext,
+        principal: Principal,
     ) -> dice_pb2.SetClientSeedResponse:
         """Set the caller's seat's client seed."""
         check_game_id(request.game_id)
         await authorize_seat(self.engine.store, principal, request.game_id, request.seat)
-        combined = await self.engine.set_client_seed(request.game_id, request.seat, request.client_seed)
+        combined = await self.engine.set_client_seed(
+            request.game_id, request.seat, request.client_seed
+        )
         return dice_pb2.SetClientSeedResponse(client_seed=combined)
 
     @rpc
@@ -57,7 +67,10 @@ class DiceServicer(dice_pb2_grpc.DiceServiceServicer):
 
     @rpc
     async def Shuffle(
-        self, request: dice_pb2.ShuffleRequest, context: grpc.aio.ServicerContext, principal: Principal
+        self,
+        request: dice_pb2.ShuffleRequest,
+        context: grpc.aio.ServicerContext,
+        principal: Principal,
     ) -> dice_pb2.ShuffleResponse:
         """Draw a permutation (internal)."""
         principal.require_service()
@@ -66,23 +79,36 @@ class DiceServicer(dice_pb2_grpc.DiceServiceServicer):
 
     @rpc
     async def Reveal(
-        self, request: dice_pb2.RevealRequest, context: grpc.aio.ServicerContext, principal: Principal
+        self,
+        request: dice_pb2.RevealRequest,
+        context: grpc.aio.ServicerContext,
+        principal: Principal,
     ) -> dice_pb2.RevealResponse:
         """Reveal the seed of an ended game."""
-        ledger = await self.engine.reveal(request.game_id)
-        return dice_pb2.RevealResponse(server_seed=ledger.revealed_seed, commitment=ledger.commitment)
+        ledger = await self.engine.reveal_ledger(request.game_id)
+        return dice_pb2.RevealResponse(
+            server_seed=ledger.revealed_seed, commitment=ledger.commitment
+        )
 
     @rpc
     async def Verify(
-        self, request: dice_pb2.VerifyRequest, context: grpc.aio.ServicerContext, principal: Principal
+        self,
+        request: dice_pb2.VerifyRequest,
+        context: grpc.aio.ServicerContext,
+        principal: Principal,
     ) -> dice_pb2.VerifyResponse:
         """Re-derive every draw from the revealed seed."""
         result = await self.engine.verify(request.game_id)
-        return dice_pb2.VerifyResponse(ok=result.ok, checked=result.checked, mismatch=result.mismatch)
+        return dice_pb2.VerifyResponse(
+            ok=result.ok, checked=result.checked, mismatch=result.mismatch
+        )
 
     @rpc
     async def ListKinds(
-        self, request: dice_pb2.ListKindsRequest, context: grpc.aio.ServicerContext, principal: Principal
+        self,
+        request: dice_pb2.ListKindsRequest,
+        context: grpc.aio.ServicerContext,
+        principal: Principal,
     ) -> dice_pb2.ListKindsResponse:
         """List dice kinds."""
         cat = catalog()
@@ -96,4 +122,6 @@ class DiceServicer(dice_pb2_grpc.DiceServiceServicer):
 
 def mount(engine: DiceEngine) -> Mount:
     """Return the dice service ready to add to a server."""
-    return Mount(dice_pb2_grpc.add_DiceServiceServicer_to_server, DiceServicer(engine), SERVICE_NAME)
+    return Mount(
+        dice_pb2_grpc.add_DiceServiceServicer_to_server, DiceServicer(engine), SERVICE_NAME
+    )

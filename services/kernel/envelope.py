@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
 from services.kernel.canonical import chain_hash
 
@@ -12,7 +12,7 @@ PUBLIC = "public"
 NOBODY = "nobody"
 
 # Visibility as stored and hashed: "public", "nobody", or a sorted list of seats.
-Visibility = Union[str, list[str]]
+Visibility = str | list[str]
 
 
 def seats(*names: str) -> list[str]:

@@ -32,8 +32,7 @@ class VersionConflict(DomainError):
 
     def __init__(self, stream: str, expected: int, actual: int) -> None:
         super().__init__(
-            f"stream {stream!r} is at version {actual}, expected {expected}; "
-            "reload and retry"
+            f"stream {stream!r} is at version {actual}, expected {expected}; reload and retry"
         )
         self.stream = stream
         self.expected = expected

@@ -41,16 +41,16 @@ async def game_ended(store: EventStore, game_id: str) -> bool:
     return any(e.type == GAME_ENDED for e in await store.read(game_stream(game_id), 1))
 
 
-async def authorize_seat(
-    store: EventStore, principal: Principal, game_id: str, seat: str
-) -> None:
+async def authorize_seat(store: EventStore, principal: Principal, game_id: str, seat: str) -> None:
     """Raise unless the caller is a service or the player seated at seat."""
     if not seat:
         raise InvalidArgument("seat", "is required")
     info = await game_info(store, game_id)
     seats: dict[str, str] = info.get("seats", {})
     if seat not in seats:
-        raise InvalidArgument("seat", f"game {game_id!r} has no seat {seat!r}; seats: {sorted(seats)}")
+        raise InvalidArgument(
+            "seat", f"game {game_id!r} has no seat {seat!r}; seats: {sorted(seats)}"
+        )
     if principal.is_service:
         return
     if seats[seat] != principal.subject:

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import re
+import uuid
+from pathlib import Path
 
 import pytest
 
@@ -10,6 +13,9 @@ from services.kernel.canonical import GENESIS_HASH
 from services.kernel.envelope import NOBODY, PUBLIC, Envelope, NewEvent, seats
 from services.kernel.errors import InvalidArgument, VersionConflict
 from services.kernel.store.base import ANY_VERSION, EventStore
+from services.kernel.store.factory import open_store
+from services.kernel.store.redis import RedisEventStore, shard_of
+from services.kernel.store.sqlite import SqliteEventStore
 
 
 def ev(i: int = 0, **kw: object) -> NewEvent:
@@ -216,3 +222,73 @@ async def test_given_unicode_and_nested_data_when_read_back_then_equal_and_hashe
     assert env.position == result.first_position
     assert env.hash == env.expected_hash()
     assert env.prev_hash == GENESIS_HASH
+
+
+async def test_given_a_sharded_redis_store_then_a_game_stays_on_one_shard_with_its_own_feed(
+    redis_url: str,
+) -> None:
+    # given a redis store with 4 shards
+    store = RedisEventStore(redis_url, shards=4, prefix=f"shard{uuid.uuid4().hex[:8]}")
+    try:
+        games = [f"g{i}" for i in range(12)]
+        # when each game appends to its game, dice and deck streams
+        for g in games:
+            for fam in ("game", "dice", "deck"):
+                await store.append(f"{fam}-{g}", 0, [ev()])
+        # then all streams of a game sit on one shard, and the shard feeds split the events
+        feeds = [await store.read_all(shard=s) for s in range(4)]
+        assert sum(len(f) for f in feeds) == 36
+        for s, feed in enumerate(feeds):
+            assert {shard_of(e.stream, 4) for e in feed} <= {s}
+            assert [e.position for e in feed] == list(range(1, len(feed) + 1))
+            assert await store.head_position(shard=s) == len(feed)
+        for g in games:
+            assert len({shard_of(f"{fam}-{g}", 4) for fam in ("game", "dice", "deck")}) == 1
+        # and every key carries its shard hash tag
+        raw = store._redis  # the test peeks at the key layout
+        keys = [k async for k in raw.scan_iter(match=f"{store.prefix}:*")]
+        assert keys and all(re.match(rf"^{store.prefix}:\{{(s[0-3]|kv)\}}:", k) for k in keys)
+    finally:
+        await store.close()
+
+
+@pytest.mark.parametrize(
+    ("url", "kind"),
+    [("sqlite:///:memory:", SqliteEventStore), ("sqlite:///{tmp}/x/e.db", SqliteEventStore)],
+)
+async def test_given_a_sqlite_url_when_opening_then_a_sqlite_store(
+    url: str, kind: type, tmp_path: Path
+) -> None:
+    # when opening a store from a sqlite URL (absolute path: four slashes)
+    store = open_store(url.format(tmp=tmp_path))
+    try:
+        # then it is a working store of that kind
+        assert isinstance(store, kind)
+        assert (await store.append("game-f", 0, [ev()])).version == 1
+    finally:
+        await store.close()
+    if "{tmp}" in url:
+        assert (tmp_path / "x" / "e.db").is_file()
+
+
+async def test_given_a_redis_url_with_options_when_opening_then_they_apply(
+    redis_url: str,
+) -> None:
+    # when opening a redis URL with shards and prefix
+    store = open_store(f"{redis_url}?shards=3&prefix=opened{uuid.uuid4().hex[:6]}")
+    try:
+        # then the store has them
+        assert isinstance(store, RedisEventStore)
+        assert store.shards == 3 and store.prefix.startswith("opened")
+        assert (await store.append("game-f", 0, [ev()])).version == 1
+    finally:
+        await store.close()
+
+
+@pytest.mark.parametrize(
+    "url", ["postgres://x", "sqlite://rel.db", "sqlite:///", "redis://h:1/0?shards=0"]
+)
+def test_given_a_bad_store_url_when_opening_then_invalid_argument(url: str) -> None:
+    # when the URL is not one we know, then it is refused by name
+    with pytest.raises(InvalidArgument):
+        open_store(url)

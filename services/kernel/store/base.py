@@ -100,7 +100,7 @@ def validate_append(stream: str, expected_version: int, events: Sequence[NewEven
 
 def now_iso() -> str:
     """Return the current UTC time as ISO-8601 with microseconds."""
-    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="microseconds")
+    return dt.datetime.now(dt.UTC).isoformat(timespec="microseconds")
 
 
 def seal(

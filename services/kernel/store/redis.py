@@ -31,7 +31,6 @@ from services.kernel.canonical import canonical_json
 from services.kernel.envelope import Envelope, NewEvent, stream_game
 from services.kernel.errors import VersionConflict
 from services.kernel.store.base import (
-    ANY_VERSION,
     AppendResult,
     first_prev_hash,
     now_iso,
@@ -70,6 +69,24 @@ def decode_envelope(body: str, position: int) -> Envelope:
 def feed_entry_position(entry_id: str) -> int:
     """Return the global position encoded in a feed entry id ('42-0' -> 42)."""
     return int(entry_id.split("-", 1)[0])
+
+
+Entry = tuple[str, dict[str, str]]
+
+
+def range_entries(reply: Any) -> list[Entry]:
+    """Return the (id, fields) entries of an XRANGE reply (RESP2, decoded)."""
+    return [(str(i), f) for i, f in reply or [] if f is not None]
+
+
+def read_entries(reply: Any) -> list[Entry]:
+    """Return the (id, fields) entries of an XREAD/XREADGROUP reply (RESP2, decoded)."""
+    return [e for _, entries in reply or [] for e in range_entries(entries)]
+
+
+def feed_envelopes(entries: list[Entry]) -> list[tuple[str, Envelope]]:
+    """Return (entry id, envelope) for each feed entry."""
+    return [(i, decode_envelope(f["env"], feed_entry_position(i))) for i, f in entries]
 
 
 class RedisEventStore:
@@ -154,8 +171,8 @@ class RedisEventStore:
     async def read(self, stream: str, from_version: int = 1) -> list[Envelope]:
         """Return the stream's events from from_version on."""
         start = f"{from_version}-0" if from_version > 1 else "-"
-        entries = await self._redis.xrange(self._stream_key(stream), start, "+")
-        return [decode_envelope(fields["env"], int(fields["pos"])) for _, fields in entries]
+        reply = await self._redis.xrange(self._stream_key(stream), start, "+")
+        return [decode_envelope(f["env"], int(f["pos"])) for _, f in range_entries(reply)]
 
     async def version(self, stream: str) -> int:
         """Return the stream's current version."""
@@ -167,8 +184,8 @@ class RedisEventStore:
     ) -> list[Envelope]:
         """Return one shard's global-feed events from from_position on, at most limit."""
         start = f"{from_position}-0" if from_position > 1 else "-"
-        entries = await self._redis.xrange(self._key(shard, "feed"), start, "+", count=limit)
-        return [decode_envelope(f["env"], feed_entry_position(i)) for i, f in entries]
+        reply = await self._redis.xrange(self._key(shard, "feed"), start, "+", count=limit)
+        return [env for _, env in feed_envelopes(range_entries(reply))]
 
     async def head_position(self, *, shard: int = 0) -> int:
         """Return one shard's last global position."""

@@ -136,8 +136,7 @@ class SqliteEventStore:
                         first = json.loads(row[0])
                         return AppendResult(**first, deduplicated=True), []
                 row = cur.execute(
-                    "SELECT version, hash FROM events WHERE stream=? "
-                    "ORDER BY version DESC LIMIT 1",
+                    "SELECT version, hash FROM events WHERE stream=? ORDER BY version DESC LIMIT 1",
                     (stream,),
                 ).fetchone()
                 version, head_hash = (row[0], row[1]) if row else (0, None)
@@ -149,8 +148,7 @@ class SqliteEventStore:
                 written: list[Envelope] = []
                 for env in sealed:
                     cur.execute(
-                        f"INSERT INTO events ({COLUMNS}) VALUES "
-                        "(NULL,?,?,?,?,?,?,?,?,?,?,?,?)",
+                        f"INSERT INTO events ({COLUMNS}) VALUES (NULL,?,?,?,?,?,?,?,?,?,?,?,?)",
                         (
                             env.stream,
                             env.version,

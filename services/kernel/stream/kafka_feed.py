@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncGenerator, Iterable
 
 from aiokafka import AIOKafkaConsumer
 
@@ -55,7 +55,7 @@ class KafkaFeed:
             self._consumer = consumer
         return self._consumer
 
-    async def events(self, from_position: int = 1) -> AsyncIterator[Envelope]:
+    async def events(self, from_position: int = 1) -> AsyncGenerator[Envelope, None]:
         """Yield events with position >= from_position, forever, in order per stream."""
         consumer = await self._started()
         while not self._closed:

@@ -83,7 +83,9 @@ class KafkaRelay:
         await self._store.set_meta(self._checkpoint_key, str(batch[-1].position))
         return len(batch)
 
-    async def run_forever(self, stop_event: asyncio.Event, idle_seconds: float = IDLE_SECONDS) -> None:
+    async def run_forever(
+        self, stop_event: asyncio.Event, idle_seconds: float = IDLE_SECONDS
+    ) -> None:
         """Relay until stop_event is set, sleeping idle_seconds when caught up."""
         while not stop_event.is_set():
             if await self.run_once() == 0:

@@ -25,8 +25,10 @@ async def ensure_topics(
         missing = wanted - set(await admin.list_topics())
         if not missing:
             return
-        new = [NewTopic(t, num_partitions=partitions, replication_factor=replication)
-               for t in sorted(missing)]
+        new = [
+            NewTopic(t, num_partitions=partitions, replication_factor=replication)
+            for t in sorted(missing)
+        ]
         try:
             await admin.create_topics(new)
         except TopicAlreadyExistsError:

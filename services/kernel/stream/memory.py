@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 
 from services.kernel.envelope import Envelope
 from services.kernel.store.sqlite import SqliteEventStore
@@ -34,7 +34,7 @@ class InProcessFeed:
             elif not loop.is_closed():
                 loop.call_soon_threadsafe(event.set)
 
-    async def events(self, from_position: int = 1) -> AsyncIterator[Envelope]:
+    async def events(self, from_position: int = 1) -> AsyncGenerator[Envelope, None]:
         """Yield events with position >= from_position, forever, in order."""
         position = max(from_position, 1)
         waiter = (asyncio.get_running_loop(), asyncio.Event())

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 
 import redis.asyncio as aioredis
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 
 from services.kernel.envelope import Envelope
-from services.kernel.store.redis import decode_envelope, feed_entry_position, feed_key
+from services.kernel.store.redis import feed_envelopes, feed_key, read_entries
 
 BLOCK_MS = 500
 BATCH = 500
@@ -22,19 +23,23 @@ class RedisFeed:
         self._key = feed_key(prefix, shard)
         self._closed = False
 
-    async def events(self, from_position: int = 1) -> AsyncIterator[Envelope]:
+    async def events(self, from_position: int = 1) -> AsyncGenerator[Envelope, None]:
         """Yield events with position >= from_position, forever, in order."""
         last_id = f"{max(from_position, 1) - 1}-0"
         while not self._closed:
-            reply = await self._redis.xread({self._key: last_id}, count=BATCH, block=BLOCK_MS)
-            for _, entries in reply or []:
-                for entry_id, fields in entries:
-                    last_id = entry_id
-                    yield decode_envelope(fields["env"], feed_entry_position(entry_id))
+            try:
+                reply = await self._redis.xread({self._key: last_id}, count=BATCH, block=BLOCK_MS)
+            except RedisConnectionError:
+                if self._closed:
+                    return  # closed under a blocked read
+                raise
+            for entry_id, env in feed_envelopes(read_entries(reply)):
+                last_id = entry_id
+                yield env
 
     async def group_events(
         self, group: str, consumer: str, from_position: int = 1
-    ) -> AsyncIterator[Envelope]:
+    ) -> AsyncGenerator[Envelope, None]:
         """Yield events through a consumer group, at least once, acking each once handled.
 
         The group starts at from_position when first created and afterwards resumes where
@@ -50,16 +55,21 @@ class RedisFeed:
         pending_id = "0"
         while not self._closed:
             stream_id = pending_id or ">"
-            reply = await self._redis.xreadgroup(
-                group, consumer, {self._key: stream_id}, count=BATCH, block=BLOCK_MS
-            )
-            entries = [e for _, es in reply or [] for e in es]
+            try:
+                reply = await self._redis.xreadgroup(
+                    group, consumer, {self._key: stream_id}, count=BATCH, block=BLOCK_MS
+                )
+            except RedisConnectionError:
+                if self._closed:
+                    return  # closed under a blocked read
+                raise
+            entries = feed_envelopes(read_entries(reply))
             if pending_id and not entries:
                 pending_id = ""
-            for entry_id, fields in entries:
+            for entry_id, env in entries:
                 if pending_id:
                     pending_id = entry_id
-                yield decode_envelope(fields["env"], feed_entry_position(entry_id))
+                yield env
                 await self._redis.xack(self._key, group, entry_id)
 
     async def close(self) -> None:

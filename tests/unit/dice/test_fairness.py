@@ -22,7 +22,7 @@ def published_uniform(seed: bytes, game_id: str, client_seed: str, nonce: int):
     def take4() -> int:
         nonlocal buf, r
         while len(buf) < 4:
-            msg = f"{game_id}:{client_seed}:{nonce}:{r}".encode("utf-8")
+            msg = f"{game_id}:{client_seed}:{nonce}:{r}".encode()
             buf += hmac.new(seed, msg, hashlib.sha256).digest()
             r += 1
         x, buf = int.from_bytes(buf[:4], "big"), buf[4:]
@@ -117,7 +117,9 @@ def test_verify_ledger_names_the_first_tampered_roll():
     from services.kernel.envelope import Envelope
 
     def env(version: int, type_: str, data: dict) -> Envelope:
-        return Envelope("e", "dice-g", version, version, type_, 1, "", "", "", "public", data, "", "")
+        return Envelope(
+            "e", "dice-g", version, version, type_, 1, "", "", "", "public", data, "", ""
+        )
 
     rolls = [roll_event("g", SEED, "", i, "p", ["d6"] * 3) for i in range(3)]
     flipped = ["2" if r == "1" else "1" for r in rolls[1]["results"]]
@@ -125,8 +127,11 @@ def test_verify_ledger_names_the_first_tampered_roll():
     ledger = Ledger(
         commitment=fair.commitment(SEED),
         revealed_seed=SEED.hex(),
-        draws=(env(2, "DiceRolled", rolls[0]), env(3, "DiceRolled", tampered),
-               env(4, "DiceRolled", rolls[2])),
+        draws=(
+            env(2, "DiceRolled", rolls[0]),
+            env(3, "DiceRolled", tampered),
+            env(4, "DiceRolled", rolls[2]),
+        ),
     )
     result = verify_ledger("g", ledger)
     assert not result.ok

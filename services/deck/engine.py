@@ -1,0 +1,179 @@
+"""Deck commands over the event store: read the deck stream, decide, append (docs/deck.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from services.deck import zones
+from services.deck.zones import Shuffle, Zones
+from services.dice.port import DicePort
+from services.kernel.envelope import NewEvent
+from services.kernel.errors import VersionConflict
+from services.kernel.games import check_game_id, game_info
+from services.kernel.store.base import AppendResult, EventStore
+
+RETRIES = 10
+
+
+def deck_stream(game_id: str) -> str:
+    """Return the deck stream id of a game."""
+    return f"deck-{game_id}"
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a command appends: its events, then optionally the shuffle of one deck."""
+
+    events: Sequence[NewEvent]
+    shuffle_zone: str | None = None
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What executing a plan did: the zones after it, the stream version and the shuffle."""
+
+    state: Zones
+    version: int
+    shuffle: Shuffle | None = None
+    prior: tuple[tuple[str, ...], int] | None = None
+
+
+@dataclass(frozen=True)
+class CountResult:
+    """A zone's size and the deck stream version after the command."""
+
+    count: int
+    version: int
+
+
+@dataclass(frozen=True)
+class ShuffleResult:
+    """The dice nonce a shuffle used, the deck size and the stream version after it."""
+
+    nonce: int
+    count: int
+    version: int
+
+
+@dataclass(frozen=True)
+class CardsResult:
+    """Cards that went to a seat's hand, and the stream version after the command."""
+
+    cards: tuple[str, ...]
+    version: int
+    nonce: int | None = None
+
+
+class DeckEngine:
+    """Decks, piles and hands of every game, kept in per-game deck streams."""
+
+    def __init__(self, store: EventStore, dice: DicePort, retries: int = RETRIES) -> None:
+        self.store = store
+        self.dice = dice
+        self.retries = retries
+        self._seats: dict[str, frozenset[str]] = {}
+
+    async def state(self, game_id: str) -> Zones:
+        """Return the game's zones folded from its deck stream."""
+        check_game_id(game_id)
+        return zones.fold(await self.store.read(deck_stream(game_id)))
+
+    async def seats(self, game_id: str) -> frozenset[str]:
+        """Return the seats of a game from its GameCreated event (raise NotFound if none)."""
+        if game_id not in self._seats:
+            info = await game_info(self.store, game_id)
+            self._seats[game_id] = frozenset(info.get("seats", {}))
+        return self._seats[game_id]
+
+    async def _execute(
+        self, game_id: str, plan: Callable[[Zones], Plan], command_id: str = ""
+    ) -> Outcome:
+        """Decide against the latest state and append; retry on a version conflict.
+
+        A permutation drawn from dice is reused by the retries while the deck size is the
+        same, so a conflict does not burn dice nonces.
+        """
+        stream = deck_stream(game_id)
+        drawn: Shuffle | None = None
+        conflict: VersionConflict | None = None
+        for _ in range(self.retries):
+            envelopes = await self.store.read(stream)
+            if command_id and (prior := zones.find_draw(envelopes, command_id)) is not None:
+                return Outcome(zones.fold(envelopes), prior[1], prior=prior)
+            state = zones.fold(envelopes)
+            decided = plan(state)
+            events = list(decided.events)
+            chance: Shuffle | None = None
+            if decided.shuffle_zone is not None:
+                zone = decided.shuffle_zone
+                n = zones.shuffle_count(zones.apply_new(state, events), zone)
+                if n:
+                    if drawn is None or len(drawn.order) != n:
+                        perm = await self.dice.shuffle(game_id, zones.shuffle_purpose(zone), n)
+                        drawn = Shuffle(perm.nonce, tuple(perm.order))
+                    chance = drawn
+                    events = zones.with_shuffle(state, events, zone, chance)
+            try:
+                res: AppendResult = await self.store.append(
+                    stream, state.version, events, command_id or None
+                )
+            except VersionConflict as exc:
+                conflict = exc
+                continue
+            if res.deduplicated:
+                continue  # a concurrent retry of the same command won; find its result
+            return Outcome(zones.apply_new(state, events), res.version, chance)
+        assert conflict is not None
+        raise conflict
+
+    async def create_zone(
+        self,
+        game_id: str,
+        zone: str,
+        kind: str,
+        owner: str = "",
+        cards: Sequence[str] = (),
+        shuffle: bool = False,
+    ) -> CountResult:
+        """Create a deck, pile or hand with its cards (top first), shuffling a deck if asked."""
+        check_game_id(game_id)
+        game_seats = await self.seats(game_id)
+
+        def plan(state: Zones) -> Plan:
+            events = zones.create_zone(state, zone, kind, owner, cards, game_seats, shuffle)
+            return Plan(events, zone if shuffle else None)
+
+        out = await self._execute(game_id, plan)
+        return CountResult(len(out.state.get(zone).cards), out.version)
+
+    async def shuffle(self, game_id: str, zone: str) -> ShuffleResult:
+        """Shuffle a non-empty deck with the game's next dice nonce."""
+        check_game_id(game_id)
+
+        def plan(state: Zones) -> Plan:
+            zones.check_shuffle(state, zone)
+            return Plan([], zone)
+
+        out = await self._execute(game_id, plan)
+        assert out.shuffle is not None
+        return ShuffleResult(out.shuffle.nonce, len(out.shuffle.order), out.version)
+
+    async def draw(
+        self, game_id: str, zone: str, seat: str, count: int, command_id: str = ""
+    ) -> CardsResult:
+        """Move the top count cards of a deck into the seat's hand; a repeated command_id
+        returns the first result."""
+        check_game_id(game_id)
+        if len(command_id) > 128:
+            from services.kernel.errors import InvalidArgument
+
+            raise InvalidArgument("command_id", "at most 128 characters")
+
+        def plan(state: Zones) -> Plan:
+            return Plan(zones.draw(state, zone, seat, count, command_id))
+
+        out = await self._execute(game_id, plan, command_id)
+        if out.prior is not None:
+            return CardsResult(out.prior[0], out.prior[1])
+        return CardsResult(_cards_of(plan(_unused()).events) if False else (), out.version)

@@ -1,0 +1,236 @@
+"""Run commands against a game's stream: fold, decide, append, answer chance."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from services.dice.port import DicePort
+from services.kernel.envelope import Envelope, NewEvent
+from services.kernel.errors import (
+    DomainError,
+    InvalidArgument,
+    NotFound,
+    RuleViolation,
+    VersionConflict,
+)
+from services.kernel.games import GAME_CREATED, GAME_ENDED, check_game_id, game_stream
+from services.kernel.store.base import ANY_VERSION, EventStore
+from services.rules.common.api import CHANCE, Command, Event, GameRules, Pending, Setup
+from services.rules.registry import load
+
+KERNEL_EVENTS = (GAME_CREATED, GAME_ENDED)
+MAX_CHANCE_STEPS = 500
+RETRIES = 5
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A game folded from its stream at a version."""
+
+    game_id: str
+    game: str
+    rules: GameRules
+    seats: Mapping[str, str]
+    state: Any
+    version: int
+    ended: bool
+
+
+def to_new_event(ev: Event, causation: str = "") -> NewEvent:
+    """Return the store form of a rules event."""
+    vis = ev.visibility if isinstance(ev.visibility, str) else sorted(set(ev.visibility))
+    return NewEvent(ev.type, dict(ev.data), vis, causation_id=causation)
+
+
+def to_rules_event(env: Envelope) -> Event:
+    """Return the rules form of a stored event."""
+    vis = env.visibility if isinstance(env.visibility, str) else tuple(env.visibility)
+    return Event(env.type, env.data, vis)
+
+
+def fold(rules: GameRules, envelopes: list[Envelope], state: Any = None) -> Any:
+    """Return the engine state after the game events of envelopes."""
+    state = rules.initial_state() if state is None else state
+    for env in envelopes:
+        if env.type not in KERNEL_EVENTS:
+            state = rules.evolve(state, to_rules_event(env))
+    return state
+
+
+def new_game_id(seed: str) -> str:
+    """Return a short game id derived from a unique seed string."""
+    return "g" + hashlib.sha256(seed.encode()).hexdigest()[:16]
+
+
+class GameRunner:
+    """Applies commands to games stored in an EventStore, answering chance via dice."""
+
+    def __init__(
+        self, store: EventStore, dice: DicePort, extra: dict[str, GameRules] | None = None
+    ) -> None:
+        self.store = store
+        self.dice: DicePort = dice
+        self.extra = extra or {}
+        self._cache: dict[str, Loaded] = {}
+
+    async def load(self, game_id: str) -> Loaded:
+        """Return the game folded to its latest version (cached by version)."""
+        check_game_id(game_id)
+        cached = self._cache.get(game_id)
+        start = cached.version + 1 if cached else 1
+        envs = await self.store.read(game_stream(game_id), start)
+        if cached is None:
+            if not envs or envs[0].type != GAME_CREATED:
+                raise NotFound(f"game {game_id!r} does not exist")
+            info = envs[0].data
+            rules = load(info["game"], self.extra)
+            cached = Loaded(
+                game_id, info["game"], rules, info["seats"], rules.initial_state(), 0, False
+            )
+        if envs:
+            state = fold(cached.rules, envs, cached.state)
+            ended = cached.ended or any(e.type == GAME_ENDED for e in envs)
+            cached = Loaded(
+                game_id, cached.game, cached.rules, cached.seats, state, envs[-1].version, ended
+            )
+        self._cache[game_id] = cached
+        return cached
+
+    async def create(
+        self,
+        game: str,
+        game_id: str,
+        seats: Mapping[str, str],
+        options: Mapping[str, Any],
+        client_seed: str = "",
+    ) -> tuple[Loaded, str]:
+        """Create a game, commit its dice seed, run opening chance; return it and the commitment."""
+        rules = load(game, self.extra)
+        check_game_id(game_id)
+        unknown = sorted(set(seats) - set(rules.seats))
+        if unknown:
+            raise InvalidArgument(
+                "seats", f"{game} has no seat(s) {unknown}; seats: {list(rules.seats)}"
+            )
+        for seat, player in seats.items():
+            if not player:
+                raise InvalidArgument("seats", f"seat {seat!r} needs a player id")
+        setup = Setup(seats=dict(seats), options=dict(options))
+        events = rules.initial_events(game_id, setup)
+        commitment = await self.dice.commit_seed(game_id, client_seed)
+        created = NewEvent(
+            GAME_CREATED, {"game": game, "seats": dict(seats), "options": dict(options)}
+        )
+        try:
+            await self.store.append(
+                game_stream(game_id), 0, [created, *(to_new_event(e) for e in events)]
+            )
+        except VersionConflict as exc:
+            from services.kernel.errors import AlreadyExists
+
+            raise AlreadyExists(f"game {game_id!r} exists already") from exc
+        loaded = await self.run_chance(game_id)
+        return loaded, commitment
+
+    async def submit(
+        self, game_id: str, command: Command, command_id: str = "", expected: int | None = None
+    ) -> tuple[Loaded, bool]:
+        """Decide and append a seat's command; return the game after chance and dedupe flag."""
+        for _ in range(RETRIES):
+            loaded = await self.load(game_id)
+            if expected is not None and expected != loaded.version:
+                raise VersionConflict(game_stream(game_id), expected, loaded.version)
+            if loaded.ended:
+                raise RuleViolation(f"game {game_id!r} is over")
+            try:
+                events = loaded.rules.decide(loaded.state, command)
+            except DomainError:
+                if command_id and await self._seen(game_id, command_id):
+                    return loaded, True
+                raise
+            try:
+                res = await self.store.append(
+                    game_stream(game_id),
+                    loaded.version,
+                    [to_new_event(e, command_id) for e in events],
+                    command_id or None,
+                )
+            except VersionConflict:
+                if expected is not None:
+                    raise
+                continue
+            if res.deduplicated:
+                return await self.load(game_id), True
+            return await self.run_chance(game_id), False
+        raise RuleViolation("the game is busy; retry the command")
+
+    async def _seen(self, game_id: str, command_id: str) -> bool:
+        """Return whether a command id already produced events in the game's stream."""
+        return any(
+            e.causation_id == command_id for e in await self.store.read(game_stream(game_id))
+        )
+
+    async def run_chance(self, game_id: str) -> Loaded:
+        """Answer every pending chance decision, then close the game if it is over."""
+        for _ in range(MAX_CHANCE_STEPS):
+            loaded = await self.load(game_id)
+            pending: Pending | None = loaded.rules.pending(loaded.state)
+            if pending is None or pending.seat != CHANCE:
+                if pending is None and not loaded.ended:
+                    return await self._end(loaded)
+                return loaded
+            assert pending.chance is not None
+            req = pending.chance
+            if req.kind == "roll":
+                roll = await self.dice.roll(
+                    game_id, req.purpose, list(req.dice), list(req.visible_to)
+                )
+                cmd = Command(
+                    CHANCE, "roll", {"faces": [d.face for d in roll.results], "nonce": roll.nonce}
+                )
+            else:
+                perm = await self.dice.shuffle(game_id, req.purpose, req.count)
+                cmd = Command(CHANCE, "shuffle", {"order": list(perm.order), "nonce": perm.nonce})
+            events = loaded.rules.decide(loaded.state, cmd)
+            await self.store.append(
+                game_stream(game_id), loaded.version, [to_new_event(e) for e in events]
+            )
+        raise RuleViolation("chance did not settle; the engine keeps asking for dice")
+
+    async def _end(self, loaded: Loaded) -> Loaded:
+        outcome = loaded.rules.outcome(loaded.state) or {}
+        try:
+            await self.store.append(
+                game_stream(loaded.game_id),
+                loaded.version,
+                [
+                    NewEvent(
+                        GAME_ENDED,
+                        {"outcome": outcome, "state_hash": loaded.rules.state_hash(loaded.state)},
+                    )
+                ],
+            )
+        except VersionConflict:
+            pass
+        await self.dice.reveal(loaded.game_id)
+        return await self.load(loaded.game_id)
+
+
+def parse_args(args_json: str, field: str = "args_json") -> dict[str, Any]:
+    """Return a JSON object argument, or raise InvalidArgument naming the field."""
+    if not args_json:
+        return {}
+    try:
+        value = json.loads(args_json)
+    except json.JSONDecodeError as exc:
+        raise InvalidArgument(field, f"is not valid JSON: {exc.msg} at {exc.pos}") from exc
+    if not isinstance(value, dict):
+        raise InvalidArgument(field, "must be a JSON object")
+    return value
+
+
+__all__ = ["ANY_VERSION", "GameRunner", "Loaded", "parse_args"]

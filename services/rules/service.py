@@ -1,0 +1,175 @@
+"""Thin gRPC adapter of the rules service (one shape for every game)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+from collections.abc import AsyncIterator
+
+import grpc
+from fallen.rules.v1 import rules_pb2, rules_pb2_grpc
+
+from services.kernel.auth import Principal, principal_from_metadata
+from services.kernel.errors import DomainError, InvalidArgument, PermissionDenied
+from services.kernel.grpcx.rpc import rpc, status_for
+from services.kernel.grpcx.server import Mount
+from services.rules.common.api import CHANCE, Command
+from services.rules.registry import ENGINES, load
+from services.rules.runner import GameRunner, Loaded, new_game_id, parse_args
+
+SERVICE_NAME = rules_pb2.DESCRIPTOR.services_by_name["RulesService"].full_name
+WATCH_POLL_S = 0.2
+
+
+def _dumps(obj: object) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"))
+
+
+def _authorize(loaded: Loaded, principal: Principal, seat: str, spectator_ok: bool) -> str | None:
+    """Return the seat the caller reads as (None = spectator) or raise."""
+    if not seat:
+        if spectator_ok:
+            return None
+        raise InvalidArgument("seat", "is required")
+    if seat == CHANCE or seat not in loaded.seats:
+        raise InvalidArgument(
+            "seat", f"game {loaded.game_id!r} has no seat {seat!r}; seats: {sorted(loaded.seats)}"
+        )
+    if not principal.is_service and loaded.seats[seat] != principal.subject:
+        raise PermissionDenied(f"seat {seat!r} of game {loaded.game_id!r} is not yours")
+    return seat
+
+
+class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
+    """Parse, call the GameRunner, answer; errors mapped by @rpc."""
+
+    def __init__(self, runner: GameRunner) -> None:
+        self.runner = runner
+
+    @rpc
+    async def CreateGame(
+        self,
+        request: rules_pb2.CreateGameRequest,
+        context: grpc.aio.ServicerContext,
+        principal: Principal,
+    ) -> rules_pb2.CreateGameResponse:
+        """Create a game."""
+        if not request.game:
+            raise InvalidArgument("game", f"is required; one of {sorted(ENGINES)}")
+        options = parse_args(request.options_json, "options_json")
+        if not request.seats:
+            raise InvalidArgument("seats", "map each seat to a player id")
+        game_id = request.game_id or new_game_id(str(uuid.uuid4()))
+        loaded, commitment = await self.runner.create(
+            request.game, game_id, dict(request.seats), options, request.client_seed
+        )
+        return rules_pb2.CreateGameResponse(
+            game_id=game_id, version=loaded.version, dice_commitment=commitment
+        )
+
+    @rpc
+    async def SubmitCommand(
+        self,
+        request: rules_pb2.SubmitCommandRequest,
+        context: grpc.aio.ServicerContext,
+        principal: Principal,
+    ) -> rules_pb2.SubmitCommandResponse:
+        """Submit one command."""
+        if not request.kind:
+            raise InvalidArgument("kind", "is required; see ListLegalCommands")
+        args = parse_args(request.args_json)
+        loaded = await self.runner.load(request.game_id)
+        seat = _authorize(loaded, principal, request.seat, spectator_ok=False)
+        assert seat is not None
+        expected = request.expected_version if request.HasField("expected_version") else None
+        after, dedup = await self.runner.submit(
+            request.game_id, Command(seat, request.kind, args), request.command_id, expected
+        )
+        outcome = after.rules.outcome(after.state) if after.ended else None
+        return rules_pb2.SubmitCommandResponse(
+            version=after.version,
+            deduplicated=dedup,
+            outcome_json=_dumps(outcome) if outcome else "",
+        )
+
+    @rpc
+    async def ListLegalCommands(
+        self,
+        request: rules_pb2.ListLegalCommandsRequest,
+        context: grpc.aio.ServicerContext,
+        principal: Principal,
+    ) -> rules_pb2.ListLegalCommandsResponse:
+        """List a seat's legal commands."""
+        loaded = await self.runner.load(request.game_id)
+        seat = _authorize(loaded, principal, request.seat, spectator_ok=False)
+        assert seat is not None
+        pending = loaded.rules.pending(loaded.state)
+        commands = loaded.rules.legal_commands(loaded.state, seat) if pending else []
+        return rules_pb2.ListLegalCommandsResponse(
+            version=loaded.version,
+            waiting_for=pending.seat if pending else "",
+            decision=pending.kind if pending else "",
+            commands=[
+                rules_pb2.LegalCommand(kind=c.kind, args_json=_dumps(dict(c.args)))
+                for c in commands
+            ],
+        )
+
+    @rpc
+    async def GetView(
+        self,
+        request: rules_pb2.GetViewRequest,
+        context: grpc.aio.ServicerContext,
+        principal: Principal,
+    ) -> rules_pb2.GetViewResponse:
+        """Return a seat's (or the spectator's) view."""
+        loaded = await self.runner.load(request.game_id)
+        seat = _authorize(loaded, principal, request.seat, spectator_ok=True)
+        return rules_pb2.GetViewResponse(
+            version=loaded.version, view_json=_dumps(loaded.rules.view(loaded.state, seat))
+        )
+
+    async def WatchView(
+        self, request: rules_pb2.WatchViewRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[rules_pb2.WatchViewResponse]:
+        """Push the view every time the game's version moves past after_version."""
+        try:
+            principal = principal_from_metadata(context.invocation_metadata())
+            loaded = await self.runner.load(request.game_id)
+            seat = _authorize(loaded, principal, request.seat, spectator_ok=True)
+        except DomainError as exc:
+            await context.abort(status_for(exc), str(exc))
+            return
+        last = request.after_version
+        while True:
+            loaded = await self.runner.load(request.game_id)
+            if loaded.version > last:
+                last = loaded.version
+                yield rules_pb2.WatchViewResponse(
+                    version=loaded.version, view_json=_dumps(loaded.rules.view(loaded.state, seat))
+                )
+            if loaded.ended:
+                return
+            await asyncio.sleep(WATCH_POLL_S)
+
+    @rpc
+    async def ListGames(
+        self,
+        request: rules_pb2.ListGamesRequest,
+        context: grpc.aio.ServicerContext,
+        principal: Principal,
+    ) -> rules_pb2.ListGamesResponse:
+        """List the game kinds served."""
+        kinds = [
+            rules_pb2.GameKind(game=g, seats=list(load(g, self.runner.extra).seats))
+            for g in sorted(ENGINES)
+        ]
+        return rules_pb2.ListGamesResponse(games=kinds)
+
+
+def mount(runner: GameRunner) -> Mount:
+    """Return the rules service ready to add to a server."""
+    return Mount(
+        rules_pb2_grpc.add_RulesServiceServicer_to_server, RulesServicer(runner), SERVICE_NAME
+    )
