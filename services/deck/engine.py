@@ -9,11 +9,12 @@ from services.deck import zones
 from services.deck.zones import Shuffle, Zones
 from services.dice.port import DicePort
 from services.kernel.envelope import NewEvent
-from services.kernel.errors import VersionConflict
+from services.kernel.errors import InvalidArgument, VersionConflict
 from services.kernel.games import check_game_id, game_info
 from services.kernel.store.base import AppendResult, EventStore
 
 RETRIES = 10
+MAX_COMMAND_ID = 128
 
 
 def deck_stream(game_id: str) -> str:
@@ -35,6 +36,7 @@ class Outcome:
 
     state: Zones
     version: int
+    events: tuple[NewEvent, ...] = ()
     shuffle: Shuffle | None = None
     prior: tuple[tuple[str, ...], int] | None = None
 
@@ -121,9 +123,12 @@ class DeckEngine:
             except VersionConflict as exc:
                 conflict = exc
                 continue
-            if res.deduplicated:
-                continue  # a concurrent retry of the same command won; find its result
-            return Outcome(zones.apply_new(state, events), res.version, chance)
+            if res.deduplicated:  # a concurrent retry of the same command won
+                envelopes = await self.store.read(stream)
+                prior = zones.find_draw(envelopes, command_id)
+                assert prior is not None, "a deduplicated command must be in the stream"
+                return Outcome(zones.fold(envelopes), prior[1], prior=prior)
+            return Outcome(zones.apply_new(state, events), res.version, tuple(events), chance)
         assert conflict is not None
         raise conflict
 
@@ -162,13 +167,11 @@ class DeckEngine:
     async def draw(
         self, game_id: str, zone: str, seat: str, count: int, command_id: str = ""
     ) -> CardsResult:
-        """Move the top count cards of a deck into the seat's hand; a repeated command_id
-        returns the first result."""
+        """Move the top count cards of a deck to the seat's hand (a retried command_id
+        returns the first result)."""
         check_game_id(game_id)
-        if len(command_id) > 128:
-            from services.kernel.errors import InvalidArgument
-
-            raise InvalidArgument("command_id", "at most 128 characters")
+        if len(command_id) > MAX_COMMAND_ID:
+            raise InvalidArgument("command_id", f"at most {MAX_COMMAND_ID} characters")
 
         def plan(state: Zones) -> Plan:
             return Plan(zones.draw(state, zone, seat, count, command_id))
@@ -176,4 +179,72 @@ class DeckEngine:
         out = await self._execute(game_id, plan, command_id)
         if out.prior is not None:
             return CardsResult(out.prior[0], out.prior[1])
-        return CardsResult(_cards_of(plan(_unused()).events) if False else (), out.version)
+        return CardsResult(_moved_cards(out.events, zones.CARDS_DRAWN), out.version)
+
+    async def put_card(
+        self, game_id: str, card: str, from_zone: str, to_zone: str, position: str
+    ) -> CountResult:
+        """Move a card onto the top or bottom of a zone; return the destination's size."""
+        check_game_id(game_id)
+
+        def plan(state: Zones) -> Plan:
+            return Plan(zones.put_card(state, card, from_zone, to_zone, position))
+
+        out = await self._execute(game_id, plan)
+        return CountResult(len(out.state.get(to_zone).cards), out.version)
+
+    async def discard(self, game_id: str, card: str, from_zone: str, pile: str) -> CountResult:
+        """Move a card face up onto a pile; return the pile's size."""
+        check_game_id(game_id)
+
+        def plan(state: Zones) -> Plan:
+            return Plan(zones.discard(state, card, from_zone, pile))
+
+        out = await self._execute(game_id, plan)
+        return CountResult(len(out.state.get(pile).cards), out.version)
+
+    async def reshuffle_discard(self, game_id: str, pile: str, zone: str) -> ShuffleResult:
+        """Put a pile's cards under a deck and shuffle the deck; return nonce and deck size."""
+        check_game_id(game_id)
+
+        def plan(state: Zones) -> Plan:
+            return Plan(zones.reshuffle_discard(state, pile, zone), zone)
+
+        out = await self._execute(game_id, plan)
+        assert out.shuffle is not None
+        return ShuffleResult(out.shuffle.nonce, len(out.state.get(zone).cards), out.version)
+
+    async def count(self, game_id: str, zone: str) -> int:
+        """Return how many cards a zone holds."""
+        return zones.count(await self.state(game_id), zone)
+
+    async def search(
+        self,
+        game_id: str,
+        zone: str,
+        seat: str,
+        id_prefix: str = "",
+        ids: Sequence[str] = (),
+        limit: int = 1,
+        shuffle_after: bool = False,
+    ) -> CardsResult:
+        """Move up to limit matching cards (topmost first) from a deck to the seat's hand,
+        then shuffle the deck if asked and it is not empty."""
+        check_game_id(game_id)
+
+        def plan(state: Zones) -> Plan:
+            events = zones.search(state, zone, seat, id_prefix, ids, limit)
+            return Plan(events, zone if shuffle_after else None)
+
+        out = await self._execute(game_id, plan)
+        nonce = out.shuffle.nonce if out.shuffle is not None else None
+        return CardsResult(_moved_cards(out.events, zones.CARDS_SEARCHED), out.version, nonce)
+
+    async def hand(self, game_id: str, seat: str) -> tuple[str, ...]:
+        """Return the cards in a seat's hand (empty if it has none)."""
+        return zones.hand(await self.state(game_id), seat)
+
+
+def _moved_cards(events: Sequence[NewEvent], type_: str) -> tuple[str, ...]:
+    """Return the cards of the first event of type_ among events."""
+    return next(tuple(ev.data["cards"]) for ev in events if ev.type == type_)

@@ -132,7 +132,11 @@ def apply(state: Zones, type_: str, data: Mapping[str, Any]) -> Zones:
         to = data["to_zone"] if type_ == CARD_MOVED else data["pile"]
         top = type_ == CARD_DISCARDED or data["position"] == TOP
         _known(zones, data["from_zone"], to)
-        _put(zones, data["from_zone"], _without(zones[data["from_zone"]].cards, data["card"], data["from_zone"]))
+        _put(
+            zones,
+            data["from_zone"],
+            _without(zones[data["from_zone"]].cards, data["card"], data["from_zone"]),
+        )
         dest = zones[to].cards
         _put(zones, to, (data["card"], *dest) if top else (*dest, data["card"]))
     elif type_ == DISCARD_RESHUFFLED:
@@ -171,7 +175,10 @@ def find_draw(envelopes: Iterable[Envelope], command_id: str) -> tuple[tuple[str
     cards: tuple[str, ...] | None = None
     version = 0
     for env in envelopes:
-        if env.type in (CARDS_DRAWN, CARDS_DRAWN_NOTICED) and env.data.get("command_id") == command_id:
+        if (
+            env.type in (CARDS_DRAWN, CARDS_DRAWN_NOTICED)
+            and env.data.get("command_id") == command_id
+        ):
             version = env.version
             if env.type == CARDS_DRAWN:
                 cards = tuple(env.data["cards"])
@@ -283,7 +290,9 @@ def create_zone(
     ]
     if cards:
         events.append(
-            NewEvent(ZONE_CONTENTS_SET, {"zone": zone, "cards": list(cards)}, contents_visibility(new))
+            NewEvent(
+                ZONE_CONTENTS_SET, {"zone": zone, "cards": list(cards)}, contents_visibility(new)
+            )
         )
     return events
 
@@ -320,13 +329,13 @@ def shuffle_events(state: Zones, zone: str, chance: Shuffle) -> list[NewEvent]:
             },
             NOBODY,
         ),
-        NewEvent(
-            DECK_SHUFFLE_NOTICED, {"zone": zone, "nonce": chance.nonce, "count": len(before)}
-        ),
+        NewEvent(DECK_SHUFFLE_NOTICED, {"zone": zone, "nonce": chance.nonce, "count": len(before)}),
     ]
 
 
-def with_shuffle(state: Zones, events: Sequence[NewEvent], zone: str, chance: Shuffle) -> list[NewEvent]:
+def with_shuffle(
+    state: Zones, events: Sequence[NewEvent], zone: str, chance: Shuffle
+) -> list[NewEvent]:
     """Return events followed by the shuffle of zone as it stands after them."""
     return [*events, *shuffle_events(apply_new(state, events), zone, chance)]
 
@@ -351,7 +360,9 @@ def draw(state: Zones, zone: str, seat: str, count: int, command_id: str = "") -
     ]
 
 
-def _move_check(state: Zones, card: str, from_zone: str, to_zone: str, to_field: str) -> tuple[Zone, Zone]:
+def _move_check(
+    state: Zones, card: str, from_zone: str, to_zone: str, to_field: str
+) -> tuple[Zone, Zone]:
     check_card(card)
     check_zone_name(from_zone, "from_zone")
     check_zone_name(to_zone, to_field)
@@ -363,7 +374,9 @@ def _move_check(state: Zones, card: str, from_zone: str, to_zone: str, to_field:
     return src, dst
 
 
-def put_card(state: Zones, card: str, from_zone: str, to_zone: str, position: str) -> list[NewEvent]:
+def put_card(
+    state: Zones, card: str, from_zone: str, to_zone: str, position: str
+) -> list[NewEvent]:
     """Return CardMoved (seen by whoever may see the card) and, if hidden, a public notice."""
     if position not in POSITIONS:
         raise InvalidArgument("position", "must be top or bottom")

@@ -1,0 +1,225 @@
+"""Values derived from the state: dice faces, modifiers, limits, costs, creatures."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from services.rules.fallen.cards import card, catalog
+from services.rules.fallen.state import DL, HERO, State, other
+
+SWORDS = {"sword": 1, "two_swords": 2, "sword_symbol": 1}
+COLOUR_SYMBOL = {"white": "charge", "black": "wound", "red": "charge_or_wound",
+                 "blue": "charge_or_wound"}
+SLOTS = (0, 1, 2, 3)
+
+
+def kind_name(colour: str) -> str:
+    """Return the dice-service kind of a Fallen die colour."""
+    return f"fallen_{colour}"
+
+
+def colour_of(kind: str) -> str:
+    """Return the colour of a dice-service kind (fallen_red -> red)."""
+    return kind.removeprefix("fallen_")
+
+
+def face_swords(face: str) -> int:
+    """Return the swords a face shows."""
+    return SWORDS.get(face, 0)
+
+
+def face_symbol(colour: str, face: str) -> str | None:
+    """Return the symbol a face shows (charge, wound, charge_or_wound) or None."""
+    if face in ("charge", "wound", "charge_or_wound"):
+        return face
+    if face == "sword_symbol":
+        return COLOUR_SYMBOL[colour]
+    return None
+
+
+# --- seats and characters ----------------------------------------------------
+def character(state: State, seat: str) -> dict[str, Any]:
+    """Return the seat's character card."""
+    return card(state.var(f"char.{seat}"))
+
+
+def is_light(state: State) -> bool:
+    """Return True when the Shadow Track is in the Light."""
+    return state.count("shadow") <= 2
+
+
+def in_challenge(state: State) -> bool:
+    """Return True while a challenge is being resolved."""
+    return state.var("ch.attribute") is not None
+
+
+# --- modifiers -----------------------------------------------------------------
+def _card_sources(state: State) -> Iterator[tuple[str, dict[str, Any]]]:
+    for cid in state.zone("hero.skills") + state.zone("hero.equipment"):
+        yield HERO, card(cid)
+    for cid in state.zone("crit.hero"):
+        yield HERO, card(cid)
+    for cid in state.zone("crit.dl"):
+        yield DL, card(cid)
+    for cid in state.zone("bound.hero"):
+        c = card(cid)
+        yield c.get("side", HERO), c
+
+
+def sources(state: State) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Yield (owner, data) for every card whose passive mods and triggers apply now."""
+    yield from _card_sources(state)
+    slot = state.var("ch.slot")
+    if slot is not None:
+        for cid in state.zone(f"augment.{slot}"):
+            yield DL, card(cid)
+        ab = active_ability(state)
+        if ab is not None:
+            yield DL, ab
+    temp = state.var("ch.mods", [])
+    if temp:
+        yield HERO, {"mods": [m for m in temp if m.get("seat") == HERO]}
+        yield DL, {"mods": [m for m in temp if m.get("seat") == DL]}
+
+
+def _applies(mod: dict[str, Any], owner: str, seat: str, attribute: str | None) -> bool:
+    target = mod.get("seat", "self")
+    whom = owner if target == "self" else other(owner) if target == "opponent" else target
+    if whom != seat:
+        return False
+    want = mod.get("attribute", "any")
+    return want == "any" or want == attribute
+
+
+def mod_total(state: State, seat: str, name: str, attribute: str | None = None) -> int:
+    """Return the sum of a numeric modifier that applies to a seat."""
+    total = 0
+    for owner, src in sources(state):
+        for m in src.get("mods", ()):
+            if m["mod"] == name and _applies(m, owner, seat, attribute):
+                total += int(m.get("n", 0))
+    return total
+
+
+def mod_dice(state: State, seat: str, name: str, attribute: str | None) -> list[str]:
+    """Return the dice colours granted to a seat by modifiers of one name."""
+    dice: list[str] = []
+    for owner, src in sources(state):
+        for m in src.get("mods", ()):
+            if m["mod"] == name and _applies(m, owner, seat, attribute):
+                dice.extend(m.get("dice", ()))
+    return dice
+
+
+def fortune_limit(state: State, seat: str) -> int:
+    """Return how much Fortune a seat may spend on dice in one challenge."""
+    return max(0, int(character(state, seat)["fortune_limit"]) + mod_total(state, seat, "fortune_limit"))
+
+
+def hand_size(state: State, seat: str) -> int:
+    """Return a seat's hand size."""
+    return max(1, int(character(state, seat)["hand_size"]) + mod_total(state, seat, "hand_size"))
+
+
+def charge_slots(state: State, seat: str) -> int:
+    """Return how many Charges fill a seat's Ultimate ability."""
+    return max(1, int(character(state, seat)["charge_slots"]) + mod_total(state, seat, "charge_slots"))
+
+
+def armor_card(state: State) -> str | None:
+    """Return the hero's Armor card in play, if any."""
+    for cid in state.zone("hero.equipment"):
+        if card(cid)["slot"] == "armor":
+            return cid
+    return None
+
+
+def armor_rating(state: State) -> int:
+    """Return the hero's armor rating (at least 1)."""
+    arm = armor_card(state)
+    base = int(card(arm).get("armor", 8)) if arm else 8
+    return max(1, base + mod_total(state, HERO, "armor"))
+
+
+def power_cost(state: State, seat: str, cid: str) -> int:
+    """Return the Fortune a seat pays to play a card now (Light or Dark cost)."""
+    c = card(cid)
+    if c["type"] != "power":
+        return 0
+    light, dark = c["cost"]
+    cost = int(light if is_light(state) else dark)
+    for owner, src in sources(state):
+        for m in src.get("mods", ()):
+            if m["mod"] == "power_cost" and _applies(m, owner, seat, None) and cost >= m.get("min", 0):
+                cost += int(m.get("n", 0))
+    return max(0, cost)
+
+
+# --- creatures -----------------------------------------------------------------
+def creature_in(state: State, slot: int) -> str | None:
+    """Return the live Creature in a slot (None if empty or killed)."""
+    cards = state.zone(f"slot.{slot}")
+    return cards[0] if cards else None
+
+
+def live_slots(state: State) -> list[int]:
+    """Return the slots holding a live Creature."""
+    return [s for s in SLOTS if creature_in(state, s) is not None]
+
+
+def creature_armor(state: State, slot: int) -> int:
+    """Return the armor rating of the Creature in a slot, with augments."""
+    cid = creature_in(state, slot)
+    base = int(card(cid)["armor"]) if cid else 0
+    for zone in (f"augment.{slot}",):
+        for aid in state.zone(zone):
+            for m in card(aid).get("mods", ()):
+                if m["mod"] == "creature_armor":
+                    base += int(m.get("n", 0))
+    return max(1, base)
+
+
+def active_ability(state: State) -> dict[str, Any] | None:
+    """Return the active Creature's ability if it applies this challenge."""
+    if not state.var("ch.ability", False):
+        return None
+    slot = state.var("ch.slot")
+    cid = creature_in(state, slot) if slot is not None else None
+    if cid is None or cid != state.var("ch.creature"):
+        return None
+    return card(cid).get("ability")
+
+
+def slot_dice(state: State, slot: int) -> list[str]:
+    """Return the dice an augment adds to the Creature in a slot."""
+    dice: list[str] = []
+    for aid in state.zone(f"augment.{slot}"):
+        for m in card(aid).get("mods", ()):
+            if m["mod"] == "creature_dice":
+                dice.extend(m.get("dice", ()))
+    return dice
+
+
+def adjacent(slot: int) -> list[int]:
+    """Return the slots next to a slot (no wrap-around)."""
+    return [s for s in (slot - 1, slot + 1) if s in SLOTS]
+
+
+# --- dice in a challenge ---------------------------------------------------------
+def dice_of(state: State, seat: str) -> list[list[Any]]:
+    """Return a seat's dice this challenge as [colour, face, cancelled, resolved]."""
+    return list(state.var(f"ch.dice.{seat}", []))
+
+
+def swords(state: State, seat: str) -> int:
+    """Return a seat's sword total this challenge."""
+    total = sum(face_swords(d[1]) for d in dice_of(state, seat) if not d[2])
+    total += int(state.var(f"ch.swords.{seat}", 0))
+    total += mod_total(state, seat, "swords", state.var("ch.attribute"))
+    return max(0, total)
+
+
+def skills_of(hero: str) -> list[str]:
+    """Return a hero's skill card ids."""
+    return catalog().ids("skill", hero=hero)
