@@ -12,9 +12,12 @@ from typing import Annotated
 import typer
 
 from services.cli.bench import bench_app
+from services.cli.play import play, view
 
 app = typer.Typer(help="Run and operate the Fallen backend.", no_args_is_help=True)
 app.add_typer(bench_app, name="bench")
+app.command()(play)
+app.command()(view)
 
 DEFAULT_ADDRESS = "127.0.0.1:50051"
 

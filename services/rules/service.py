@@ -154,6 +154,28 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
             await asyncio.sleep(WATCH_POLL_S)
 
     @rpc
+    async def GetGame(
+        self,
+        request: rules_pb2.GetGameRequest,
+        context: grpc.aio.ServicerContext,
+        principal: Principal,
+    ) -> rules_pb2.GetGameResponse:
+        """Summarize a game."""
+        loaded = await self.runner.load(request.game_id)
+        outcome = loaded.rules.outcome(loaded.state) if loaded.ended else None
+        pending = loaded.rules.pending(loaded.state)
+        return rules_pb2.GetGameResponse(
+            game_id=loaded.game_id,
+            game=loaded.game,
+            seats=dict(loaded.seats),
+            version=loaded.version,
+            ended=loaded.ended,
+            outcome_json=_dumps(outcome) if outcome else "",
+            final_state_hash=loaded.rules.state_hash(loaded.state) if loaded.ended else "",
+            waiting_for=pending.seat if pending else "",
+        )
+
+    @rpc
     async def ListGames(
         self,
         request: rules_pb2.ListGamesRequest,
@@ -161,9 +183,9 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         principal: Principal,
     ) -> rules_pb2.ListGamesResponse:
         """List the game kinds served."""
+        names = sorted({*ENGINES, *self.runner.extra})
         kinds = [
-            rules_pb2.GameKind(game=g, seats=list(load(g, self.runner.extra).seats))
-            for g in sorted(ENGINES)
+            rules_pb2.GameKind(game=g, seats=list(load(g, self.runner.extra).seats)) for g in names
         ]
         return rules_pb2.ListGamesResponse(games=kinds)
 

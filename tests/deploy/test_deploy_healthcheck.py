@@ -47,11 +47,18 @@ def test_usage_error_is_exit_2() -> None:
 
 
 def test_runs_as_a_module_with_the_env_address() -> None:
-    env = {**os.environ, "FALLEN_HEALTH_ADDR": f"127.0.0.1:{_free_port()}",
-           "FALLEN_HEALTH_TIMEOUT": "1"}
+    env = {
+        **os.environ,
+        "FALLEN_HEALTH_ADDR": f"127.0.0.1:{_free_port()}",
+        "FALLEN_HEALTH_TIMEOUT": "1",
+    }
     done = subprocess.run(
         [sys.executable, "-m", "services.kernel.healthcheck"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=30,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=30,
     )
     assert done.returncode == 1
     assert env["FALLEN_HEALTH_ADDR"] in done.stdout

@@ -66,7 +66,11 @@ def test_compose_every_service_has_a_healthcheck(compose: dict[str, Any]) -> Non
         assert isinstance(test, list) and test[0] in ("CMD", "CMD-SHELL"), name
     for name, svc in _fallen(compose).items():
         assert svc["healthcheck"]["test"] == [
-            "CMD", "python", "-m", "services.kernel.healthcheck", f"127.0.0.1:{GRPC_PORT}"
+            "CMD",
+            "python",
+            "-m",
+            "services.kernel.healthcheck",
+            f"127.0.0.1:{GRPC_PORT}",
         ], name
 
 
@@ -198,7 +202,11 @@ def test_compose_config_resolves(
     if docker_compose_bin is not None:
         cmd = [docker_compose_bin, "-f", str(repo_root / "docker-compose.yml"), "config"]
         ok = subprocess.run(
-            [*cmd, "-q"], cwd=repo_root, capture_output=True, text=True, timeout=60,
+            [*cmd, "-q"],
+            cwd=repo_root,
+            capture_output=True,
+            text=True,
+            timeout=60,
             env={**env, "FALLEN_JWT_SECRET": "test-only-not-a-secret"},
         )
         assert ok.returncode == 0, ok.stderr
@@ -275,8 +283,15 @@ def _set_image(image: str, rule: dict[str, Any]) -> str | None:
     return rule.get("newName", name) + (f":{tag}" if tag else "")
 
 
-SUPPORTED_KUSTOMIZATION = {"apiVersion", "kind", "resources", "patches", "images", "replicas",
-                           "namespace"}
+SUPPORTED_KUSTOMIZATION = {
+    "apiVersion",
+    "kind",
+    "resources",
+    "patches",
+    "images",
+    "replicas",
+    "namespace",
+}
 
 
 def render(directory: Path) -> list[dict[str, Any]]:
@@ -297,17 +312,16 @@ def render(directory: Path) -> list[dict[str, Any]]:
             assert len(hits) == 1, f"{directory}/{entry['path']}: patch target {key} not found"
             docs[hits[0]] = _smp(docs[hits[0]], patch)
     for rule in kust.get("replicas", []):
-        hits = [d for d in docs if d["kind"] in WORKLOAD_KINDS
-                and d["metadata"]["name"] == rule["name"]]
-        assert len(hits) == 1, f"replicas: no workload {rule['name']}"
-        hits[0]["spec"]["replicas"] = rule["count"]
+        found = [
+            d for d in docs if d["kind"] in WORKLOAD_KINDS and d["metadata"]["name"] == rule["name"]
+        ]
+        assert len(found) == 1, f"replicas: no workload {rule['name']}"
+        found[0]["spec"]["replicas"] = rule["count"]
     for rule in kust.get("images", []):
         for doc in docs:
             if doc["kind"] in WORKLOAD_KINDS:
                 for container in _pod_spec(doc)["containers"]:
-                    container["image"] = _set_image(container["image"], rule) or container[
-                        "image"
-                    ]
+                    container["image"] = _set_image(container["image"], rule) or container["image"]
     if "namespace" in kust:
         for doc in docs:
             doc["metadata"]["namespace"] = kust["namespace"]
@@ -354,9 +368,7 @@ def test_every_yaml_file_is_used_and_every_reference_exists() -> None:
 
 
 @pytest.mark.parametrize("target", sorted(TARGETS))
-def test_manifests_are_schema_valid(
-    target: str, rendered: dict[str, list[dict[str, Any]]]
-) -> None:
+def test_manifests_are_schema_valid(target: str, rendered: dict[str, list[dict[str, Any]]]) -> None:
     docs = rendered[target]
     assert docs
     versions = _k8s_versions()
@@ -433,17 +445,16 @@ def test_deployments_are_probed_limited_and_non_root(
         secret_env = {e["name"]: e for e in container.get("env", [])}
         ref = secret_env["FALLEN_JWT_SECRET"]["valueFrom"]["secretKeyRef"]
         assert ref["name"] == SECRET_NAME and ref["key"] == "jwt-secret", name
-        assert all("value" not in e for e in container.get("env", [])
-                   if "SECRET" in e["name"]), name
+        assert all("value" not in e for e in container.get("env", []) if "SECRET" in e["name"]), (
+            name
+        )
         for source in container["envFrom"]:
             assert source["configMapRef"]["name"] in configmaps, name
     assert len(images) == 1, f"one image for every service: {images}"
 
 
 @pytest.mark.parametrize("target", sorted(TARGETS))
-def test_hpas_target_the_two_pools(
-    target: str, rendered: dict[str, list[dict[str, Any]]]
-) -> None:
+def test_hpas_target_the_two_pools(target: str, rendered: dict[str, list[dict[str, Any]]]) -> None:
     docs = rendered[target]
     deployments = _by_kind(docs, "Deployment")
     hpas = _by_kind(docs, "HorizontalPodAutoscaler")
@@ -472,8 +483,11 @@ def test_services_and_budgets_select_existing_workloads(
     workloads = [d for d in docs if d["kind"] in WORKLOAD_KINDS]
 
     def matching(selector: dict[str, str]) -> list[dict[str, Any]]:
-        return [w for w in workloads
-                if selector.items() <= w["spec"]["template"]["metadata"]["labels"].items()]
+        return [
+            w
+            for w in workloads
+            if selector.items() <= w["spec"]["template"]["metadata"]["labels"].items()
+        ]
 
     for w in workloads:
         labels = w["spec"]["template"]["metadata"]["labels"]
@@ -481,8 +495,9 @@ def test_services_and_budgets_select_existing_workloads(
     for name, svc in _by_kind(docs, "Service").items():
         hits = matching(svc["spec"]["selector"])
         assert len(hits) == 1, f"Service {name} selects {len(hits)} workloads"
-        ports = {p["name"]: p["containerPort"] for p in _pod_spec(hits[0])["containers"][0][
-            "ports"]}
+        ports = {
+            p["name"]: p["containerPort"] for p in _pod_spec(hits[0])["containers"][0]["ports"]
+        }
         for port in svc["spec"]["ports"]:
             tp = port["targetPort"]
             assert tp in ports or tp in ports.values(), f"Service {name}: targetPort {tp}"
@@ -525,8 +540,11 @@ def test_overlays_size_and_wiring(rendered: dict[str, list[dict[str, Any]]]) -> 
     assert "StatefulSet" not in {d["kind"] for d in prod}, "prod uses managed Redis/Kafka"
     assert prod_cfg["FALLEN_STREAM"].startswith("kafka://")
     assert prod_cfg["FALLEN_STORE"].startswith("redis://")
-    prod_images = {c["image"] for d in _by_kind(prod, "Deployment").values()
-                   for c in _pod_spec(d)["containers"]}
+    prod_images = {
+        c["image"]
+        for d in _by_kind(prod, "Deployment").values()
+        for c in _pod_spec(d)["containers"]
+    }
     assert len(prod_images) == 1 and not prod_images.pop().endswith((":dev", ":latest"))
     for name in ("bots-worlds", "rules-land"):
         prod_lim = _pod_spec(_by_kind(prod, "Deployment")[name])["containers"][0]["resources"]
@@ -536,8 +554,14 @@ def test_overlays_size_and_wiring(rendered: dict[str, list[dict[str, Any]]]) -> 
 
 def test_readme_documents_the_operator_steps() -> None:
     text = (DEPLOY / "README.md").read_text()
-    for needle in ("kubectl apply -k deploy/overlays/prod", SECRET_NAME, "jwt-secret",
-                   "bots-worlds", "rules-land", "not tested"):
+    for needle in (
+        "kubectl apply -k deploy/overlays/prod",
+        SECRET_NAME,
+        "jwt-secret",
+        "bots-worlds",
+        "rules-land",
+        "not tested",
+    ):
         assert needle in text, needle
 
 
@@ -574,7 +598,7 @@ def dockerfile() -> list[tuple[str, str]]:
 def _final_stage(instructions: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """Return the instructions of the last build stage."""
     starts = [i for i, (op, _) in enumerate(instructions) if op == "FROM"]
-    return instructions[starts[-1]:]
+    return instructions[starts[-1] :]
 
 
 def test_dockerfile_base_user_entrypoint(dockerfile: list[tuple[str, str]]) -> None:
@@ -590,7 +614,9 @@ def test_dockerfile_base_user_entrypoint(dockerfile: list[tuple[str, str]]) -> N
     health = [args for op, args in final if op == "HEALTHCHECK"]
     assert health and "services.kernel.healthcheck" in health[-1]
     assert json.loads(health[-1].split("CMD", 1)[1].strip())[:3] == [
-        "python", "-m", "services.kernel.healthcheck"
+        "python",
+        "-m",
+        "services.kernel.healthcheck",
     ]
     exposed = {p.split("/")[0] for op, args in final if op == "EXPOSE" for p in args.split()}
     assert {str(GRPC_PORT), str(METRICS_PORT)} <= exposed
@@ -602,9 +628,7 @@ def test_dockerfile_base_user_entrypoint(dockerfile: list[tuple[str, str]]) -> N
     assert "grpcio-tools" not in runtime_runs, "codegen tools belong to the build stage"
 
 
-def test_dockerfile_copies_only_what_dockerignore_keeps(
-    dockerfile: list[tuple[str, str]]
-) -> None:
+def test_dockerfile_copies_only_what_dockerignore_keeps(dockerfile: list[tuple[str, str]]) -> None:
     ignored = {
         line.strip().rstrip("/")
         for line in (ROOT / ".dockerignore").read_text().splitlines()

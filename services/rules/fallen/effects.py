@@ -178,16 +178,15 @@ def _pick_die(ctx: Ctx, a: Args) -> None:
         return
     opts = [(a["do"], {"die": i}) for i in live] + [("done", {})]
     ctx.ask(a["seat"], "pick_die", "pick_die", f"choose a die of {a['whose']} to {a['do']}",
-            opts, whose=a["whose"], left=a["left"], do=a["do"])
+            opts, who=a["seat"], whose=a["whose"], left=a["left"], do=a["do"])
 
 
 @answer("pick_die")
 def _picked_die(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
     if kind == "done":
         return
-    again = ("pick_die", {"seat": ctx.state.pending_dict()["seat"] if ctx.state.pending else "",
-                          "whose": data["whose"], "left": data["left"] - 1, "do": data["do"]})
-    again[1]["seat"] = _seat_of(ctx)
+    again = ("pick_die", {"seat": data["who"], "whose": data["whose"],
+                          "left": data["left"] - 1, "do": data["do"]})
     if kind == "cancel":
         dice = dv.dice_of(ctx.state, data["whose"])
         dice[args["die"]] = [*dice[args["die"]][:2], True, dice[args["die"]][3]]
@@ -196,11 +195,6 @@ def _picked_die(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
         ctx.push(again)
     else:
         ctx.push(("reroll_die", {"seat": data["whose"], "die": args["die"]}), again)
-
-
-def _seat_of(ctx: Ctx) -> str:
-    p = ctx.state.pending_dict()
-    return str(p["seat"]) if p else ""
 
 
 # --- wounds, healing, blocking -----------------------------------------------------

@@ -351,6 +351,19 @@ def test_unknown_event_types_change_nothing() -> None:
 # ------------------------------------------------------------------ random playouts
 
 
+PUBLIC_TYPES = {
+    "ZoneCreated",
+    "ZoneContentsSet",
+    "DeckShuffleNoticed",
+    "CardsDrawnNoticed",
+    "CardMoved",
+    "CardMoveNoticed",
+    "CardDiscarded",
+    "DiscardReshuffled",
+    "CardsSearchNoticed",
+}
+
+
 def _lists(value: Any) -> list[list[Any]]:
     """Return every list inside a JSON value."""
     if isinstance(value, list):
@@ -358,6 +371,25 @@ def _lists(value: Any) -> list[list[Any]]:
     if isinstance(value, dict):
         return [x for v in value.values() for x in _lists(v)]
     return []
+
+
+def test_no_event_a_seat_can_see_carries_a_shuffled_order() -> None:
+    log = given_table()
+    log.shuffled([], "deck")
+    log.append(zones.draw(log.state, "deck", "hero", 2))
+    top = zones.hand(log.state, "hero")[0]
+    log.append(zones.put_card(log.state, top, "hand.hero", "deck", zones.BOTTOM))
+    log.shuffled(zones.search(log.state, "deck", "dungeon_lord", "c", [], 1), "deck")
+    log.shuffled([], "deck")
+    orders = [e.data["after"] for e in log.envelopes if e.type == "DeckShuffled"]
+    assert len(orders) == 3
+    for env in log.envelopes:
+        if env.visibility == NOBODY:
+            continue
+        for lst in _lists(env.data):
+            for order in orders:
+                runs = {tuple(order[i : i + 3]) for i in range(len(order) - 2)}
+                assert not any(tuple(lst[i : i + 3]) in runs for i in range(len(lst) - 2)), env
 
 
 def _random_step(log: Log, rng: random.Random) -> None:
@@ -406,17 +438,20 @@ def test_random_playouts_conserve_cards_and_never_leak_the_deck_order(seed: int)
     for _ in range(150):
         _random_step(log, rng)
         assert all_cards(log.state) == Counter(deck)
-    orders = {tuple(e.data["after"]) for e in log.envelopes if e.type == "DeckShuffled"}
-    hands = {z.name: z.owner for z in log.state.zones.values() if z.kind == zones.HAND}
+    kinds = {z.name: z.kind for z in log.state.zones.values()}
+    owners = {z.name: z.owner for z in log.state.zones.values() if z.kind == zones.HAND}
     for env in log.envelopes:
         if env.visibility == NOBODY:
             continue
         assert not {"before", "after", "order"} & set(env.data), env
         if env.visibility == PUBLIC:
-            for lst in _lists(env.data):
-                assert len(lst) < 2 or tuple(lst) not in orders, env
+            assert env.type in PUBLIC_TYPES, env
+            if env.type in ("ZoneContentsSet", "CardMoved"):
+                touched = {env.data.get(k) for k in ("zone", "from_zone", "to_zone")}
+                assert zones.PILE in {kinds.get(z) for z in touched}, env
+            assert "cards" not in env.data or env.type in ("ZoneContentsSet", "DiscardReshuffled")
         else:
-            touched = {env.data.get(k) for k in ("hand", "from_zone", "to_zone")}
-            assert set(env.visibility) <= {hands[z] for z in touched if z in hands}, env
+            touched = {env.data.get(k) for k in ("hand", "zone", "from_zone", "to_zone")}
+            assert set(env.visibility) <= {owners[z] for z in touched if z in owners}, env
     assert zones.fold(log.envelopes) == log.state
     assert log.nonce > 1

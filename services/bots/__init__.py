@@ -1,0 +1,1 @@
+"""Bot players: policies that pick among legal commands, acting through the gRPC API."""

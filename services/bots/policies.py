@@ -1,0 +1,78 @@
+"""Bot policies: given a seat's view and legal commands, pick one (pure, deterministic)."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One legal command as the API lists it."""
+
+    kind: str
+    args: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Turn:
+    """What a policy sees: game, seat, version, the seat's view and its legal commands."""
+
+    game: str
+    game_id: str
+    seat: str
+    version: int
+    view: dict[str, Any]
+    legal: Sequence[Choice]
+    seed: str
+
+
+Policy = Callable[[Turn], int]
+
+# Per-game heuristic policies live next to each engine as services/rules/<game>/bot.py
+# exposing POLICIES: dict[str, Policy]; they are loaded on demand.
+
+
+def stable_index(turn: Turn, salt: str = "") -> int:
+    """Return an index into turn.legal chosen by hashing the seed, game, seat and version."""
+    text = f"{turn.seed}:{turn.game_id}:{turn.seat}:{turn.version}:{salt}"
+    digest = hashlib.sha256(text.encode()).digest()
+    return int.from_bytes(digest[:8], "big") % len(turn.legal)
+
+
+def random_legal(turn: Turn) -> int:
+    """Return a uniformly chosen legal command (reproducible from the bot seed)."""
+    return stable_index(turn)
+
+
+def first_legal(turn: Turn) -> int:
+    """Return the first legal command."""
+    return 0
+
+
+BUILTIN: dict[str, Policy] = {"random": random_legal, "first": first_legal}
+
+
+def policy_for(game: str, name: str) -> Policy:
+    """Return a named policy: a built-in one or the game's own heuristic."""
+    if name in BUILTIN:
+        return BUILTIN[name]
+    try:
+        module = importlib.import_module(f"services.rules.{game}.bot")
+    except ModuleNotFoundError as exc:
+        raise ValueError(f"no policy {name!r} for {game}; built-in: {sorted(BUILTIN)}") from exc
+    policies: dict[str, Policy] = module.POLICIES
+    if name not in policies:
+        raise ValueError(
+            f"no policy {name!r} for {game}; choose from {sorted([*BUILTIN, *policies])}"
+        )
+    return policies[name]
+
+
+def parse_choices(commands: Sequence[Any]) -> list[Choice]:
+    """Return Choice objects from LegalCommand messages."""
+    return [Choice(c.kind, json.loads(c.args_json or "{}")) for c in commands]

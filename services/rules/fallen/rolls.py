@@ -1,0 +1,115 @@
+"""Challenge dice: rolling (through chance), re-rolling, and gaining rolled symbols.
+
+A die in a challenge is [colour, face, cancelled, resolved]; "resolved" means its
+symbol (Charge, Wound, Charge/Wound) has been gained. Symbols are gained at once;
+when the order matters (a Charge/Wound choice, or mixed symbols) the roller picks
+which to gain next (Advanced Rules, Symbol Order).
+"""
+
+from __future__ import annotations
+
+from services.rules.fallen import derived as dv
+from services.rules.fallen.effects import gain_charges
+from services.rules.fallen.flow import Args, Ctx, answer, task
+from services.rules.fallen.state import DL, HERO
+
+
+def wound_task(roller: str, n: int, ctx: Ctx) -> tuple[str, Args]:
+    """Return the task dealing n Wounds from a roller to the opponent."""
+    if roller == HERO:
+        return ("wound", {"side": DL, "n": n, "slot": ctx.state.var("ch.slot")})
+    return ("wound", {"side": HERO, "n": n})
+
+
+@task("roll_dice")
+def _roll_dice(ctx: Ctx, a: Args) -> None:
+    colours = list(a["dice"])
+    if colours:
+        ctx.roll([dv.kind_name(c) for c in colours], f"{a['seat']} challenge dice",
+                 "dice_rolled", seat=a["seat"], colours=colours)
+
+
+@task("roll_gathered")
+def _roll_gathered(ctx: Ctx, a: Args) -> None:
+    seat = a["seat"]
+    gather = ctx.state.var(f"ch.gather.{seat}") or []
+    ctx.setv(f"ch.gather.{seat}", None)
+    ctx.push(("roll_dice", {"seat": seat, "dice": gather}))
+
+
+@task("dice_rolled")
+def _dice_rolled(ctx: Ctx, a: Args) -> None:
+    seat = a["seat"]
+    new = [[c, f, False, False] for c, f in zip(a["colours"], a["faces"], strict=True)]
+    ctx.note("dice_rolled", seat=seat, dice=a["colours"], faces=a["faces"], nonce=a["nonce"])
+    ctx.setv(f"ch.dice.{seat}", dv.dice_of(ctx.state, seat) + new)
+    ctx.push(("symbols", {"seat": seat}))
+
+
+@task("reroll_die")
+def _reroll_die(ctx: Ctx, a: Args) -> None:
+    colour = dv.dice_of(ctx.state, a["seat"])[a["die"]][0]
+    ctx.roll([dv.kind_name(colour)], f"{a['seat']} re-roll", "die_rerolled",
+             seat=a["seat"], die=a["die"])
+
+
+@task("die_rerolled")
+def _die_rerolled(ctx: Ctx, a: Args) -> None:
+    seat, i = a["seat"], a["die"]
+    dice = dv.dice_of(ctx.state, seat)
+    dice[i] = [dice[i][0], a["faces"][0], dice[i][2], False]
+    ctx.note("die_rerolled", seat=seat, die=i, face=a["faces"][0], nonce=a["nonce"])
+    ctx.setv(f"ch.dice.{seat}", dice)
+    ctx.push(("symbols", {"seat": seat}))
+
+
+def _unresolved(ctx: Ctx, seat: str) -> list[tuple[int, str]]:
+    out = []
+    for i, (colour, face, cancelled, resolved) in enumerate(dv.dice_of(ctx.state, seat)):
+        sym = dv.face_symbol(colour, face)
+        if sym and not cancelled and not resolved:
+            out.append((i, sym))
+    return out
+
+
+def _mark(ctx: Ctx, seat: str, indexes: list[int]) -> None:
+    dice = dv.dice_of(ctx.state, seat)
+    for i in indexes:
+        dice[i] = [*dice[i][:3], True]
+    ctx.setv(f"ch.dice.{seat}", dice)
+
+
+@task("symbols")
+def _symbols(ctx: Ctx, a: Args) -> None:
+    seat = a["seat"]
+    todo = _unresolved(ctx, seat)
+    if not todo:
+        return
+    kinds = {s for _, s in todo}
+    if len(kinds) == 1 and "charge_or_wound" not in kinds:
+        _mark(ctx, seat, [i for i, _ in todo])
+        _gain(ctx, seat, kinds.pop(), len(todo))
+        return
+    opts = []
+    for i, sym in todo:
+        for as_ in ("charge", "wound") if sym == "charge_or_wound" else (sym,):
+            opts.append(("resolve_symbol", {"die": i, "as": as_}))
+    ctx.ask(seat, "resolve_symbol", "resolve_symbol",
+            "gain your rolled symbols one at a time (choose order and Charge or Wound)", opts,
+            who=seat)
+
+
+def _gain(ctx: Ctx, seat: str, sym: str, n: int) -> None:
+    ctx.note("symbols_gained", seat=seat, symbol=sym, n=n)
+    if sym == "charge":
+        gain_charges(ctx, seat, n)
+    else:
+        ctx.push(wound_task(seat, n, ctx))
+
+
+@answer("resolve_symbol")
+def _resolved(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
+    seat = data["who"]
+    _mark(ctx, seat, [args["die"]])
+    ctx.push(("symbols", {"seat": seat}))
+    _gain(ctx, seat, args["as"], 1)

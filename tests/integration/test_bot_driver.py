@@ -1,0 +1,37 @@
+"""Bots play whole games through the full embedded server (all services, one address)."""
+
+from __future__ import annotations
+
+import grpc
+from fallen.rules.v1 import rules_pb2_grpc
+
+from services.app import serve
+from services.bots.driver import play_game
+from services.bots.policies import random_legal
+from services.kernel.store.sqlite import SqliteEventStore
+from tests.support.toy_game import RULES as TOY
+
+
+async def test_bots_finish_toy_games_through_the_full_backend(tmp_path, monkeypatch):
+    monkeypatch.setenv("FALLEN_DEV", "1")
+    # given the whole backend serving with the toy game registered
+    backend = await serve(
+        SqliteEventStore(tmp_path / "b.db"), "127.0.0.1:0", extra_games={"toy": TOY}
+    )
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{backend.port}") as channel:
+            stub = rules_pb2_grpc.RulesServiceStub(channel)
+            policies = {"a": random_legal, "b": random_legal}
+            # when bots play three games
+            results = [
+                await play_game(stub, "toy", {"a": "p1", "b": "p2"}, policies, f"s{i}")
+                for i in range(3)
+            ]
+    finally:
+        await backend.stop()
+    # then every game has a winner, events and a final state hash
+    for r in results:
+        assert r.winner in ("a", "b")
+        assert r.events >= 5
+        assert len(r.final_state_hash) == 64
+    assert len({r.game_id for r in results}) == 3
