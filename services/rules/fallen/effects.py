@@ -12,7 +12,7 @@ from typing import Any
 
 from services.rules.fallen import derived as dv
 from services.rules.fallen.flow import Args, Ctx, answer, task
-from services.rules.fallen.state import DL, HERO, other
+from services.rules.fallen.state import DL, HERO, State, other
 
 OpFn = Callable[[Ctx, str, Any, str], None]
 OPS: dict[str, OpFn] = {}
@@ -40,7 +40,11 @@ def run_effects(ctx: Ctx, seat: str, effects: list[Any], src: str = "") -> None:
 
 def condition(ctx: Ctx, seat: str, cond: str) -> bool:
     """Return whether a named condition holds for a seat now."""
-    s = ctx.state
+    return holds(ctx.state, seat, cond)
+
+
+def holds(s: State, seat: str, cond: str) -> bool:
+    """Return whether a named condition holds for a seat in a state."""
     if cond == "light":
         return dv.is_light(s)
     if cond == "dark":
@@ -71,7 +75,20 @@ def _effect(ctx: Ctx, a: Args) -> None:
         run_effects(ctx, seat, branch, a["src"])
         return
     (name, arg), = eff.items()
+    gathering = ctx.state.var(f"ch.gather.{seat}") is not None
+    if gathering and name != "add_dice":
+        deferred = ctx.state.var(f"ch.deferred.{seat}", [])
+        ctx.setv(f"ch.deferred.{seat}", [*deferred, a])
+        return
     OPS[name](ctx, seat, arg, a["src"])
+
+
+@task("run_deferred")
+def _run_deferred(ctx: Ctx, a: Args) -> None:
+    """Run effects held back while an initial roll was being gathered."""
+    deferred = ctx.state.var(f"ch.deferred.{a['seat']}", [])
+    ctx.setv(f"ch.deferred.{a['seat']}", None)
+    ctx.push(*[("effect", d) for d in deferred])
 
 
 def _n(arg: Any) -> int:

@@ -34,7 +34,7 @@ def _roll_gathered(ctx: Ctx, a: Args) -> None:
     seat = a["seat"]
     gather = ctx.state.var(f"ch.gather.{seat}") or []
     ctx.setv(f"ch.gather.{seat}", None)
-    ctx.push(("roll_dice", {"seat": seat, "dice": gather}))
+    ctx.push(("roll_dice", {"seat": seat, "dice": gather}), ("run_deferred", {"seat": seat}))
 
 
 @task("dice_rolled")

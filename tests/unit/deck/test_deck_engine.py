@@ -109,13 +109,17 @@ async def test_concurrent_shuffles_all_land_and_burn_no_nonce(
     results = await asyncio.gather(*(engine.shuffle(GAME, "deck") for _ in range(5)))
     assert sorted(r.nonce for r in results) == [0, 1, 2, 3, 4]
     deck_events = await store.read(deck_stream(GAME))
-    assert sorted(e.data["nonce"] for e in deck_events if e.type == "DeckShuffled") == [
-        0,
-        1,
-        2,
-        3,
-        4,
-    ]
+    nonces = sorted(e.data["nonce"] for e in deck_events if e.type == "DeckShuffled")
+    assert nonces == [0, 1, 2, 3, 4]
+    assert await store.version(dice_stream(GAME)) == 6  # the commitment and five draws
+
+
+async def test_concurrent_retries_of_one_draw_draw_once(engine: DeckEngine) -> None:
+    await engine.create_zone(GAME, "deck", zones.DECK, "", CARDS)
+    draws = (engine.draw(GAME, "deck", "hero", 3, "same") for _ in range(4))
+    results = await asyncio.gather(*draws)
+    assert len(set(results)) == 1 and results[0].cards == tuple(CARDS[:3])
+    assert await engine.count(GAME, "deck") == 27
 
 
 async def test_concurrent_draws_conserve_cards(engine: DeckEngine) -> None:

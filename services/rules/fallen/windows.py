@@ -1,0 +1,157 @@
+"""Timing windows as priority rounds, and playing Power/Omen cards, abilities and Ultimates.
+
+A window opens for one seat; a play (card, Fortune dice, Ultimate, ability) reopens it
+for the other seat; it closes when both seats have passed in turn. The
+"when_wounded" window is a reaction for the wounded seat only: its pass closes it.
+"""
+
+from __future__ import annotations
+
+from services.rules.fallen import derived as dv
+from services.rules.fallen.cards import card
+from services.rules.fallen.effects import holds, run_effects
+from services.rules.fallen.flow import Args, Ctx, answer, options, task
+from services.rules.fallen.state import DL, HERO, State, other
+
+ROLL_WINDOWS = {"dl_roll": DL, "hero_roll": HERO}
+
+
+def timing_fits(state: State, seat: str, timing: str, window: str) -> bool:
+    """Return True if a card or ability with this timing may be used in this window."""
+    if timing == window:
+        return True
+    if timing == "any_roll":
+        return window in ROLL_WINDOWS
+    if window == "after_result" and timing in ("after_win", "after_lose"):
+        won = state.var("ch.winner") == seat
+        return won == (timing == "after_win")
+    return False
+
+
+def playable(state: State, seat: str, cid: str, window: str) -> bool:
+    """Return True if a seat may play a card from hand in this window now."""
+    c = card(cid)
+    if not timing_fits(state, seat, c["timing"], window):
+        return False
+    if dv.power_cost(state, seat, cid) > state.count(f"fortune.{seat}"):
+        return False
+    need = c.get("requires")
+    return need is None or holds(state, seat, need)
+
+
+def _abilities(state: State, seat: str, window: str) -> list[tuple[str, Args]]:
+    out: list[tuple[str, Args]] = []
+    if seat != HERO:
+        return out
+    used = state.var("ch.used", [])
+    for cid in state.zone("hero.equipment"):
+        if cid in state.exhausted:
+            continue
+        for i, ab in enumerate(card(cid).get("abilities", ())):
+            if timing_fits(state, seat, ab["timing"], window):
+                out.append(("use", {"card": cid, "ability": i}))
+    for cid in state.zone("hero.skills"):
+        c = card(cid)
+        for i, ab in enumerate(c.get("abilities", ())):
+            if f"{cid}#{i}" in used or not timing_fits(state, seat, ab["timing"], window):
+                continue
+            if state.count(f"skill_tokens.{c['group']}") >= int(ab.get("tokens", 0)):
+                out.append(("use", {"card": cid, "ability": i}))
+    return out
+
+
+@options("window")
+def window_options(state: State, data: Args) -> list[tuple[str, Args]]:
+    """Return a seat's legal answers in a priority window."""
+    seat, name = data["who"], data["name"]
+    opts: list[tuple[str, Args]] = [("pass", {})]
+    for cid in sorted(set(state.zone(f"{seat}.hand"))):
+        if playable(state, seat, cid, name):
+            opts.append(("play", {"card": cid}))
+    if ROLL_WINDOWS.get(name) == seat:
+        if not state.var(f"ch.fortune_spent.{seat}"):
+            top = min(dv.fortune_limit(state, seat), state.count(f"fortune.{seat}"))
+            opts += [("fortune", {"n": n}) for n in range(1, top + 1)]
+        if ultimate_ready(state, seat):
+            opts.append(("ultimate", {}))
+    return opts + _abilities(state, seat, name)
+
+
+def ultimate_ready(state: State, seat: str) -> bool:
+    """Return True if a seat's Ultimate is fully charged and unused this challenge."""
+    full = state.count(f"charges.{seat}") >= dv.charge_slots(state, seat)
+    return full and not state.var(f"ch.ult_used.{seat}")
+
+
+@task("window_open")
+def open_window(ctx: Ctx, a: Args) -> None:
+    """Open (or reopen) a priority window for a seat."""
+    who = a["who"]
+    ctx.ask(who, "window", "window", f"{a['name']}: play a card or ability, or pass",
+            name=a["name"], passes=a.get("passes", 0), who=who)
+
+
+def use_ultimate(ctx: Ctx, seat: str) -> None:
+    """Spend all Charges and queue the Ultimate's effects."""
+    ctx.set_to(f"charges.{seat}", 0, "ultimate")
+    ctx.setv(f"ch.ult_used.{seat}", True)
+    ult = dv.character(ctx.state, seat)["ultimate"]
+    ctx.note("ultimate_used", seat=seat, name=ult["name"])
+    run_effects(ctx, seat, list(ult["effects"]), dv.character(ctx.state, seat)["id"])
+
+
+def play_card(ctx: Ctx, seat: str, cid: str) -> None:
+    """Pay for a card from hand, put it in limbo, and queue its effects and its discard."""
+    cost = dv.power_cost(ctx.state, seat, cid)
+    ctx.add(f"fortune.{seat}", -cost, "pay")
+    ctx.move(cid, f"{seat}.hand", "limbo")
+    ctx.note("card_played", seat=seat, card=cid, cost=cost)
+    ctx.push(("settle", {"card": cid, "seat": seat}))
+    run_effects(ctx, seat, list(card(cid).get("effects", ())), cid)
+
+
+@task("settle")
+def _settle(ctx: Ctx, a: Args) -> None:
+    cid = a["card"]
+    if ctx.state.where(cid) != "limbo":
+        return
+    if card(cid)["type"] == "omen":
+        ctx.move(cid, "limbo", "omen.deck", bottom=True)
+    else:
+        ctx.move(cid, "limbo", f"{card(cid)['side']}.discard")
+
+
+def _use(ctx: Ctx, seat: str, cid: str, i: int) -> None:
+    c = card(cid)
+    ab = c["abilities"][i]
+    if c["type"] == "skill":
+        ctx.setv("ch.used", [*ctx.state.var("ch.used", []), f"{cid}#{i}"])
+        ctx.add(f"skill_tokens.{c['group']}", -int(ab.get("tokens", 0)), "spent")
+    else:
+        ctx.exhaust(cid)
+    ctx.note("ability_used", seat=seat, card=cid, ability=i)
+    run_effects(ctx, seat, list(ab["effects"]), cid)
+
+
+@answer("window")
+def _window_answer(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
+    seat, name = data["who"], data["name"]
+    if kind == "pass":
+        if data["passes"] < 1:
+            ctx.push(("window_open", {"name": name, "who": other(seat), "passes": 1}))
+        return
+    if name == "when_wounded":
+        ctx.push(("react", {"seat": seat, "wound": data["wound"]}))
+    else:
+        ctx.push(("window_open", {"name": name, "who": other(seat)}))
+    if kind == "play":
+        play_card(ctx, seat, args["card"])
+    elif kind == "fortune":
+        n = int(args["n"])
+        ctx.add(f"fortune.{seat}", -n, "fortune dice")
+        ctx.setv(f"ch.fortune_spent.{seat}", True)
+        ctx.push(("roll_dice", {"seat": seat, "dice": ["blue"] * n}))
+    elif kind == "ultimate":
+        use_ultimate(ctx, seat)
+    elif kind == "use":
+        _use(ctx, seat, args["card"], int(args["ability"]))

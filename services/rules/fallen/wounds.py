@@ -1,0 +1,99 @@
+"""Wounds: blocking, wounding the hero's armor (breach, Critical cards) and killing Creatures."""
+
+from __future__ import annotations
+
+from services.rules.fallen import derived as dv
+from services.rules.fallen.cards import card
+from services.rules.fallen.effects import run_effects
+from services.rules.fallen.flow import Args, Ctx, task
+from services.rules.fallen.state import DL, HERO
+
+
+def _absorb(ctx: Ctx, seat: str, n: int) -> int:
+    shield = ctx.state.count(f"shield.{seat}")
+    used = min(shield, n)
+    if used:
+        ctx.add(f"shield.{seat}", -used, "block")
+        ctx.note("wounds_blocked", seat=seat, n=used)
+    return n - used
+
+
+@task("wound")
+def _wound(ctx: Ctx, a: Args) -> None:
+    """Deal n Wounds to a side: shields block first, then the wounded seat may react."""
+    side, n = a["side"], int(a["n"])
+    if side == DL:
+        slot = a.get("slot")
+        if slot is None or dv.creature_in(ctx.state, slot) is None:
+            ctx.note("wounds_discarded", n=n, reason="no live creature to take them")
+            return
+    n = _absorb(ctx, side, n)
+    if n <= 0:
+        return
+    args = dict(a, n=n)
+    ctx.push(("react", {"seat": side, "wound": args}), ("place_wound", args))
+
+
+@task("react")
+def _react(ctx: Ctx, a: Args) -> None:
+    n = a["wound"]["n"]
+    ctx.ask(a["seat"], "window", "window", f"{n} wound(s) are being dealt to you: block or pass",
+            name="when_wounded", passes=1, who=a["seat"], wound=a["wound"])
+
+
+@task("place_wound")
+def _place(ctx: Ctx, a: Args) -> None:
+    side = a["side"]
+    n = _absorb(ctx, side, int(a["n"]))
+    if n <= 0:
+        return
+    if side == HERO:
+        ctx.add("wounds.hero", n, "wounded")
+        ctx.note("hero_wounded", n=n, total=ctx.state.count("wounds.hero"))
+        ctx.push(("breach_check", {}))
+        return
+    slot = a["slot"]
+    cid = dv.creature_in(ctx.state, slot)
+    if cid is None:
+        ctx.note("wounds_discarded", n=n, reason="creature already killed")
+        return
+    ctx.add(f"wounds.slot.{slot}", n, "wounded")
+    ctx.note("creature_wounded", slot=slot, creature=cid, n=n)
+    if ctx.state.count(f"wounds.slot.{slot}") >= dv.creature_armor(ctx.state, slot):
+        kill(ctx, slot)
+
+
+def kill(ctx: Ctx, slot: int) -> None:
+    """Kill the Creature in a slot: discard its Wounds, turn it face down, hero gains XP."""
+    cid = dv.creature_in(ctx.state, slot)
+    if cid is None:
+        return
+    ctx.set_to(f"wounds.slot.{slot}", 0, "killed")
+    ctx.move(cid, f"slot.{slot}", f"dead.{slot}")
+    level = int(card(cid)["level"])
+    ctx.add(f"xp.{HERO}", level, "kill")
+    ctx.note("creature_killed", slot=slot, creature=cid, xp=level)
+    ctx.push(("fire", {"event": "kill"}))
+
+
+@task("breach_check")
+def _breach_check(ctx: Ctx, a: Args) -> None:
+    rating = dv.armor_rating(ctx.state)
+    if ctx.state.count("wounds.hero") < rating:
+        return
+    ctx.add("wounds.hero", -rating, "breach")
+    ctx.add(f"xp.{DL}", 1, "breach")
+    ctx.note("armor_breached", rating=rating, left=ctx.state.count("wounds.hero"))
+    ctx.push(("draw_critical", {}), ("fire", {"event": "breach"}), ("breach_check", {}))
+
+
+@task("draw_critical")
+def _draw_critical(ctx: Ctx, a: Args) -> None:
+    deck = ctx.state.zone("critical.deck")
+    if not deck:
+        ctx.note("no_critical_left")
+        return
+    cid = deck[0]
+    c = card(cid)
+    ctx.move(cid, "critical.deck", "crit.dl" if c.get("omen") else "crit.hero")
+    run_effects(ctx, DL, list(c.get("effects", ())), cid)
