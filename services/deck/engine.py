@@ -4,16 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from services.deck import zones
 from services.deck.zones import Shuffle, Zones
 from services.dice.port import DicePort
 from services.kernel.envelope import NewEvent
-from services.kernel.errors import InvalidArgument, VersionConflict
+from services.kernel.errors import InvalidArgument, NotFound, VersionConflict
 from services.kernel.games import check_game_id, game_info
 from services.kernel.store.base import AppendResult, EventStore
 
 RETRIES = 10
+T = TypeVar("T")
 MAX_COMMAND_ID = 128
 
 
@@ -104,7 +106,7 @@ class DeckEngine:
             if command_id and (prior := zones.find_draw(envelopes, command_id)) is not None:
                 return Outcome(zones.fold(envelopes), prior[1], prior=prior)
             state = zones.fold(envelopes)
-            decided = plan(state)
+            decided = _unknown_game_guard(game_id, state, plan)
             events = list(decided.events)
             chance: Shuffle | None = None
             if decided.shuffle_zone is not None:
@@ -216,7 +218,8 @@ class DeckEngine:
 
     async def count(self, game_id: str, zone: str) -> int:
         """Return how many cards a zone holds."""
-        return zones.count(await self.state(game_id), zone)
+        state = await self.state(game_id)
+        return _unknown_game_guard(game_id, state, lambda st: zones.count(st, zone))
 
     async def search(
         self,
@@ -243,6 +246,18 @@ class DeckEngine:
     async def hand(self, game_id: str, seat: str) -> tuple[str, ...]:
         """Return the cards in a seat's hand (empty if it has none)."""
         return zones.hand(await self.state(game_id), seat)
+
+
+def _unknown_game_guard(game_id: str, state: Zones, decide: Callable[[Zones], T]) -> T:
+    """Return decide(state), saying so when a NotFound comes from a game without zones."""
+    try:
+        return decide(state)
+    except NotFound as exc:
+        if state.version == 0:
+            raise NotFound(
+                f"game {game_id!r} has no zones (unknown game, or none created)"
+            ) from exc
+        raise
 
 
 def _moved_cards(events: Sequence[NewEvent], type_: str) -> tuple[str, ...]:

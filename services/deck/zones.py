@@ -423,7 +423,7 @@ def search(
     ids: Sequence[str],
     limit: int,
 ) -> list[NewEvent]:
-    """Return CardsSearched (to the seat only: the topmost matches) and its public notice."""
+    """Return CardsSearched (to the seat only: the first matches by card id) and a notice."""
     check_zone_name(zone)
     _check_seat(seat)
     if id_prefix:
@@ -436,7 +436,8 @@ def search(
     deck = _of_kind(state.get(zone), DECK)
     hand = _hand(state, seat)
     wanted = set(ids)
-    found = [c for c in deck.cards if c in wanted or (id_prefix and c.startswith(id_prefix))]
+    # Matches are taken and listed in card-id order, so the answer says nothing of deck order.
+    found = sorted(c for c in deck.cards if c in wanted or (id_prefix and c.startswith(id_prefix)))
     found = found[:limit]
     _room(hand, len(found))
     base = {"zone": zone, "seat": seat, "hand": hand.name}

@@ -290,8 +290,8 @@ def test_reshuffling_nothing_is_refused() -> None:
 # ------------------------------------------------------------------ search
 
 
-def test_search_takes_the_topmost_matches_into_the_hand() -> None:
-    log = given_table(deck=["m.1", "x", "m.2", "y", "m.3", "z"])
+def test_search_takes_matches_in_card_id_order_whatever_the_deck_order() -> None:
+    log = given_table(deck=["m.3", "x", "m.1", "y", "m.2", "z"])
     found, notice = log.append(zones.search(log.state, "deck", "hero", "m.", ["z"], 3))
     assert found.visibility == ["hero"] and found.data["cards"] == ["m.1", "m.2", "m.3"]
     assert notice.visibility == PUBLIC and notice.data["count"] == 3
@@ -300,6 +300,12 @@ def test_search_takes_the_topmost_matches_into_the_hand() -> None:
     assert found.data["cards"] == ["z"]
     nothing, notice = log.append(zones.search(log.state, "deck", "hero", "nomatch", [], 1))
     assert nothing.data["cards"] == [] and notice.data["count"] == 0
+
+
+def test_search_with_a_limit_takes_the_lowest_ids() -> None:
+    log = given_table(deck=["m.3", "m.1", "x", "m.2"])
+    found, _ = log.append(zones.search(log.state, "deck", "hero", "m.", [], 2))
+    assert found.data["cards"] == ["m.1", "m.2"] and cards_of(log, "deck") == ("m.3", "x")
 
 
 def test_search_then_shuffle_shuffles_what_is_left() -> None:

@@ -1,0 +1,143 @@
+"""A challenge, step by step: the Dungeon Lord's roll, the hero's roll, the winner, rewards.
+
+The whole sequence is queued as tasks when a challenge starts (rulebook "Challenges"
+and "Challenge Summary"); each step reads the challenge vars ("ch.*") it needs.
+"""
+
+from __future__ import annotations
+
+from services.rules.fallen import derived as dv
+from services.rules.fallen.cards import card
+from services.rules.fallen.effects import run_effects
+from services.rules.fallen.flow import Args, Ctx, answer, task
+from services.rules.fallen.state import DL, HERO, other
+from services.rules.fallen.windows import ultimate_ready, use_ultimate
+
+
+@task("challenge")
+def _challenge(ctx: Ctx, a: Args) -> None:
+    """Start a challenge: set its attribute, difficulty and stakes, and queue its steps."""
+    ctx.emit("vars_cleared", {"prefix": "ch."})
+    for seat in (HERO, DL):
+        ctx.set_to(f"shield.{seat}", 0, "new challenge")
+    final = a["kind"] == "final"
+    ctx.setv("between_stages", None)
+    ctx.setv("ch.kind", a["kind"])
+    ctx.setv("ch.attribute", a["attribute"])
+    ctx.setv("ch.difficulty", a.get("difficulty"))
+    ctx.setv("ch.reward", a.get("reward"))
+    ctx.setv("ch.last", bool(a.get("last")))
+    ctx.note("challenge_started", kind=a["kind"], attribute=a["attribute"],
+             difficulty=a.get("difficulty"), reward=a.get("reward"), wound=a.get("wound", 0))
+    reward = a.get("reward")
+    if reward:
+        deck = f"{reward}.deck"
+        for cid in ctx.state.zone(deck)[:2]:
+            ctx.move(cid, deck, "reward.face_down")
+    steps: list[tuple[str, Args]] = [("fb_effects", {})] if final else []
+    if a.get("wound"):
+        steps.append(("wound", {"side": HERO, "n": int(a["wound"])}))
+    steps += [
+        ("fire", {"event": "challenge_start"}),
+        ("refresh_check", {}),
+        ("window_open", {"name": "before_activation", "who": DL}),
+        ("ask_activate", {}),
+        ("initial_roll", {"seat": DL}),
+        ("window_open", {"name": "dl_roll", "who": DL}),
+        ("initial_roll", {"seat": HERO}),
+        ("window_open", {"name": "hero_roll", "who": HERO}),
+        ("judge", {}),
+        ("result_abilities", {}),
+        ("window_open", {"name": "after_result", "who": DL}),
+        ("claim_cards", {}),
+        ("winner_xp", {}),
+        ("tokens", {"role": "winner"}),
+    ]
+    if final:
+        steps += [("fb_claim", {}), ("tokens", {"role": "loser"}), ("replace_dead", {}),
+                  ("purchases", {}), ("upgrades", {})]
+    else:
+        steps += [("tokens", {"role": "loser"}), ("replace_dead", {})]
+        if not a.get("last"):
+            steps += [("upgrades", {}), ("purchases", {})]
+    steps.append(("challenge_end", {}))
+    ctx.push(*steps)
+
+
+def base_dice(ctx: Ctx, seat: str) -> list[str]:
+    """Return the dice a seat always rolls in this challenge (rulebook steps 2 and 5)."""
+    s = ctx.state
+    attr = s.var("ch.attribute")
+    if seat == DL:
+        dice = ["black", "black"]
+        cid = s.var("ch.creature")
+        if cid:
+            dice += list(card(cid).get("dice", ()))
+            dice += dv.slot_dice(s, s.var("ch.slot"))
+        if s.var("ch.difficulty") == "hard":
+            dice.append("blue")
+        return dice + dv.mod_dice(s, DL, "dl_dice", attr)
+    dice = ["white", "white"] + list(dv.character(s, HERO)["attributes"].get(attr, ()))
+    if s.var("ch.difficulty") == "easy":
+        dice.append("blue")
+    return dice + dv.mod_dice(s, HERO, "attribute_dice", attr)
+
+
+@task("initial_roll")
+def _initial_roll(ctx: Ctx, a: Args) -> None:
+    seat = a["seat"]
+    s = ctx.state
+    top = min(dv.fortune_limit(s, seat), s.count(f"fortune.{seat}"))
+    ults = [False, True] if ultimate_ready(s, seat) else [False]
+    opts = [("challenge_roll", {"fortune": n, "ultimate": u}) for n in range(top + 1) for u in ults]
+    ctx.ask(seat, "challenge_roll", "initial_roll",
+            "make your challenge roll: Fortune dice to add (all at once) and whether to add "
+            "your Ultimate", opts, who=seat)
+
+
+@answer("initial_roll")
+def _initial_rolled(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
+    seat = data["who"]
+    n = int(args["fortune"])
+    dice = base_dice(ctx, seat)
+    if n:
+        ctx.add(f"fortune.{seat}", -n, "fortune dice")
+        ctx.setv(f"ch.fortune_spent.{seat}", True)
+        dice += ["blue"] * n
+    ctx.setv(f"ch.gather.{seat}", dice)
+    ctx.push(("roll_gathered", {"seat": seat}))
+    if args["ultimate"]:
+        use_ultimate(ctx, seat)
+
+
+@task("judge")
+def _judge(ctx: Ctx, a: Args) -> None:
+    hero, dl = dv.swords(ctx.state, HERO), dv.swords(ctx.state, DL)
+    winner = HERO if hero > dl else DL
+    ctx.setv("ch.winner", winner)
+    ctx.note("challenge_result", hero_swords=hero, dl_swords=dl, winner=winner)
+
+
+@task("result_abilities")
+def _result_abilities(ctx: Ctx, a: Args) -> None:
+    winner = ctx.state.var("ch.winner")
+    ctx.push(("fire", {"event": "win", "seat": winner}),
+             ("fire", {"event": "lose", "seat": other(winner)}))
+    ability = dv.active_ability(ctx.state)
+    if ability and ability.get("on") == ("win" if winner == DL else "lose"):
+        run_effects(ctx, DL, list(ability.get("effects", ())), ctx.state.var("ch.creature"))
+
+
+@task("winner_xp")
+def _winner_xp(ctx: Ctx, a: Args) -> None:
+    ctx.add(f"xp.{ctx.state.var('ch.winner')}", 1, "won challenge")
+
+
+@task("challenge_end")
+def _challenge_end(ctx: Ctx, a: Args) -> None:
+    for t in ctx.state.zone("reward.tokens"):
+        ctx.move(t, "reward.tokens", "reward.discard")
+    for seat in (HERO, DL):
+        ctx.set_to(f"shield.{seat}", 0, "challenge over")
+    ctx.note("challenge_ended")
+    ctx.emit("vars_cleared", {"prefix": "ch."})

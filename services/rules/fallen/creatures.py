@@ -1,0 +1,158 @@
+"""Creatures: refreshing, activating, replacing the killed, upgrading, augments and targets."""
+
+from __future__ import annotations
+
+from services.rules.fallen import derived as dv
+from services.rules.fallen.cards import card
+from services.rules.fallen.effects import run_effects
+from services.rules.fallen.flow import Args, Ctx, answer, task
+from services.rules.fallen.state import DL, HERO
+from services.rules.fallen.wounds import kill
+
+
+@task("refresh_check")
+def _refresh_check(ctx: Ctx, a: Args) -> None:
+    """Refresh every Creature when all Creatures in play are exhausted."""
+    live = [dv.creature_in(ctx.state, s) for s in dv.live_slots(ctx.state)]
+    if live and all(c in ctx.state.exhausted for c in live):
+        for cid in live:
+            if cid:
+                ctx.exhaust(cid, False)
+        ctx.note("creatures_refreshed")
+
+
+@task("ask_activate")
+def _ask_activate(ctx: Ctx, a: Args) -> None:
+    s = ctx.state
+    slots = [x for x in dv.live_slots(s) if dv.creature_in(s, x) not in s.exhausted]
+    if not slots:
+        ctx.note("no_creature_to_activate")
+        return
+    ctx.ask(DL, "activate", "activate", "exhaust one Creature to make it the active Creature",
+            [("activate", {"slot": x}) for x in slots])
+
+
+@answer("activate")
+def _activated(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
+    slot = int(args["slot"])
+    cid = dv.creature_in(ctx.state, slot)
+    assert cid is not None
+    ctx.exhaust(cid)
+    c = card(cid)
+    attr = ctx.state.var("ch.attribute")
+    matches = attr in c.get("icons", ())
+    ctx.setv("ch.slot", slot)
+    ctx.setv("ch.creature", cid)
+    ctx.setv("ch.ability", matches)
+    ctx.note("creature_activated", slot=slot, creature=cid, ability=matches)
+    ctx.push(("fire", {"event": "activate"}))
+    ability = c.get("ability", {})
+    if matches and ability.get("on") == "activate":
+        run_effects(ctx, DL, list(ability.get("effects", ())), cid)
+
+
+def _draw_creature(ctx: Ctx, level: int, slot: int, exhausted: bool) -> None:
+    deck = f"creature.{level}.deck"
+    top = ctx.state.zone(deck)
+    if not top:
+        return
+    ctx.move(top[0], deck, f"slot.{slot}")
+    ctx.exhaust(top[0], exhausted)
+    ctx.note("creature_enters", slot=slot, creature=top[0], exhausted=exhausted)
+
+
+@task("replace_dead")
+def _replace_dead(ctx: Ctx, a: Args) -> None:
+    """Put killed Creatures under their level's deck and draw replacements (exhausted)."""
+    for slot in dv.SLOTS:
+        for cid in ctx.state.zone(f"dead.{slot}"):
+            level = int(card(cid)["level"])
+            ctx.exhaust(cid, False)
+            ctx.move(cid, f"dead.{slot}", f"creature.{level}.deck", bottom=True)
+            _draw_creature(ctx, level, slot, True)
+
+
+def upgrade_options(ctx: Ctx) -> list[tuple[str, Args]]:
+    """Return the Creature upgrades the Dungeon Lord can pay for now."""
+    s = ctx.state
+    out: list[tuple[str, Args]] = []
+    for slot in dv.live_slots(s):
+        cid = dv.creature_in(s, slot)
+        level = int(card(cid)["level"]) if cid else 3
+        if level < 3 and s.count(f"xp.{DL}") >= level + 1 and s.zone(f"creature.{level + 1}.deck"):
+            out.append(("upgrade", {"slot": slot}))
+    return out
+
+
+@task("upgrades")
+def _upgrades(ctx: Ctx, a: Args) -> None:
+    opts = upgrade_options(ctx)
+    if opts:
+        ctx.ask(DL, "upgrade", "upgrade", "spend Experience to upgrade a Creature, or done",
+                [*opts, ("done", {})])
+
+
+@answer("upgrade")
+def _upgraded(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
+    if kind == "done":
+        return
+    slot = int(args["slot"])
+    cid = dv.creature_in(ctx.state, slot)
+    assert cid is not None
+    level = int(card(cid)["level"])
+    ctx.add(f"xp.{DL}", -(level + 1), "upgrade")
+    if ctx.state.count(f"wounds.slot.{slot}"):
+        ctx.set_to(f"wounds.slot.{slot}", 0, "upgraded")
+        ctx.add(f"xp.{HERO}", 1, "wounded creature upgraded")
+    was_exhausted = cid in ctx.state.exhausted
+    ctx.exhaust(cid, False)
+    ctx.move(cid, f"slot.{slot}", f"creature.{level}.deck", bottom=True)
+    ctx.note("creature_upgraded", slot=slot, creature=cid)
+    _draw_creature(ctx, level + 1, slot, was_exhausted)
+    ctx.push(("upgrades", {}))
+
+
+# --- targets chosen by effects --------------------------------------------------------
+@task("pick_creature")
+def _pick_creature(ctx: Ctx, a: Args) -> None:
+    s = ctx.state
+    then = a["then"]
+    slots = dv.live_slots(s)
+    if then == "refresh":
+        slots = [x for x in slots if dv.creature_in(s, x) in s.exhausted]
+    elif then == "exhaust":
+        slots = [x for x in slots if dv.creature_in(s, x) not in s.exhausted]
+    if not slots:
+        return
+    ctx.ask(a["seat"], "target", "pick_creature", f"choose a Creature to {then}",
+            [("target", {"slot": x}) for x in slots], who=a["seat"], then=then, n=a.get("n", 1))
+
+
+@answer("pick_creature")
+def _picked_creature(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
+    slot, then, n = int(args["slot"]), data["then"], int(data["n"])
+    cid = dv.creature_in(ctx.state, slot)
+    assert cid is not None
+    if then == "wound":
+        ctx.push(("wound", {"side": DL, "n": n, "slot": slot}))
+    elif then == "heal":
+        ctx.add(f"wounds.slot.{slot}", -min(n, ctx.state.count(f"wounds.slot.{slot}")), "heal")
+    elif then == "refresh":
+        ctx.exhaust(cid, False)
+    elif then == "exhaust":
+        ctx.exhaust(cid, True)
+    elif then == "kill":
+        kill(ctx, slot)
+
+
+@task("pick_slot")
+def _pick_slot(ctx: Ctx, a: Args) -> None:
+    if ctx.state.where(a["card"]) != "limbo":
+        return
+    ctx.ask(a["seat"], "target", "pick_slot", "choose the Creature slot to bind this card to",
+            [("target", {"slot": x}) for x in dv.SLOTS], card=a["card"])
+
+
+@answer("pick_slot")
+def _picked_slot(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
+    ctx.move(data["card"], "limbo", f"augment.{int(args['slot'])}")

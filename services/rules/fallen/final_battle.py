@@ -1,0 +1,62 @@
+"""The Final Battle: Final Battle cards are challenges; the first to claim three wins."""
+
+from __future__ import annotations
+
+from services.rules.fallen.cards import card
+from services.rules.fallen.effects import run_effects
+from services.rules.fallen.flow import Args, Ctx, task
+from services.rules.fallen.state import DL, HERO
+
+WINS_NEEDED = 3
+
+
+@task("final_battle")
+def _final_battle(ctx: Ctx, a: Args) -> None:
+    ctx.emit("phase_changed", {"phase": "final_battle"})
+    ctx.push(("stage_prep", {}), ("fb_begins", {}), ("fb_round", {}))
+
+
+@task("fb_begins")
+def _fb_begins(ctx: Ctx, a: Args) -> None:
+    cid = ctx.state.zone("fb.deck")[0]
+    ctx.move(cid, "fb.deck", "fb.begins")
+    c = card(cid)
+    ctx.note("final_battle_begins", name=c["name"], text=c["text"])
+
+
+@task("fb_round")
+def _fb_round(ctx: Ctx, a: Args) -> None:
+    """Draw the next Final Battle card and run its challenge."""
+    deck = ctx.state.zone("fb.deck")
+    if not deck:
+        hero, dl = (len(ctx.state.zone(f"fb.won.{s}")) for s in (HERO, DL))
+        ctx.emit("game_over", {"winner": HERO if hero > dl else DL, "reason": "deck exhausted"})
+        return
+    cid = deck[0]
+    ctx.move(cid, "fb.deck", "fb.current")
+    c = card(cid)
+    ctx.note("final_battle_card", card=cid, name=c["name"], text=c["text"],
+             attribute=c["attribute"], difficulty=c.get("difficulty"))
+    ctx.push(("challenge", {"kind": "final", "attribute": c["attribute"],
+                            "difficulty": c.get("difficulty"), "wound": c.get("wound", 0)}),
+             ("fb_round", {}))
+
+
+@task("fb_effects")
+def _fb_effects(ctx: Ctx, a: Args) -> None:
+    """Apply the current Final Battle card's effects (for this challenge only)."""
+    for cid in ctx.state.zone("fb.current"):
+        c = card(cid)
+        for seat in (DL, HERO):
+            run_effects(ctx, seat, list(c.get(seat, ())), cid)
+
+
+@task("fb_claim")
+def _fb_claim(ctx: Ctx, a: Args) -> None:
+    winner = ctx.state.var("ch.winner")
+    for cid in ctx.state.zone("fb.current"):
+        ctx.move(cid, "fb.current", f"fb.won.{winner}")
+    won = len(ctx.state.zone(f"fb.won.{winner}"))
+    ctx.note("final_battle_card_claimed", seat=winner, total=won)
+    if won >= WINS_NEEDED:
+        ctx.emit("game_over", {"winner": winner, "reason": "three Final Battle cards"})

@@ -1,0 +1,129 @@
+"""Setup: every card in its box zone, character and starting Skill choices, decks shuffled."""
+
+from __future__ import annotations
+
+from services.rules.common.api import NOBODY
+from services.rules.fallen import derived as dv
+from services.rules.fallen.cards import card, catalog
+from services.rules.fallen.flow import Args, Ctx, answer, task
+from services.rules.fallen.skills import learn
+from services.rules.fallen.state import DL, HERO, zone_public
+
+STANDARD_KEPT = 10
+
+
+def initial_zones() -> dict[str, list[str]]:
+    """Return where every card starts (in the box, or in its unshuffled deck)."""
+    cat = catalog()
+    zones: dict[str, list[str]] = {
+        "treasure.deck": cat.ids("treasure"),
+        "omen.deck": cat.ids("omen"),
+        "critical.deck": cat.ids("critical"),
+        "story.deck": cat.ids("story"),
+        "reward.cup": cat.ids("token"),
+        "basic": cat.ids("basic"),
+        "shadow_track": cat.ids("shadow"),
+        "hero.std.deck": cat.ids("power", side=HERO, character=None),
+        "dungeon_lord.std.deck": cat.ids("power", side=DL, character=None),
+    }
+    for level in (1, 2, 3):
+        zones[f"creature.{level}.deck"] = cat.ids("creature", level=level)
+    for h in cat.heroes:
+        zones[f"skills.{h}"] = cat.ids("skill", hero=h)
+        zones[f"box.power.{h}"] = cat.ids("power", character=h)
+    for d in cat.dungeon_lords:
+        zones[f"box.power.{d}"] = cat.ids("power", character=d)
+        zones[f"box.fb.{d}"] = cat.ids("final_battle", dl=d)
+    return {k: v for k, v in zones.items() if v}
+
+
+def place_initial(ctx: Ctx) -> None:
+    """Emit the starting zones (hidden decks are recorded for nobody, with a public count)."""
+    for zone, cards in initial_zones().items():
+        if zone_public(zone):
+            ctx.emit("zone_set", {"zone": zone, "cards": cards})
+        else:
+            ctx.emit("zone_set", {"zone": zone, "cards": cards}, NOBODY)
+            ctx.note("zone_filled", zone=zone, count=len(cards))
+
+
+@task("setup")
+def _setup(ctx: Ctx, a: Args) -> None:
+    ctx.setv("between_stages", True)
+    ctx.ask(HERO, "choose_hero", "choose_hero", "choose your Hero",
+            [("choose_hero", {"character": h}) for h in catalog().heroes])
+
+
+@answer("choose_hero")
+def _hero_chosen(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
+    ctx.setv("char.hero", args["character"])
+    ctx.note("character_chosen", seat=HERO, character=args["character"])
+    ctx.push(("choose_dl", {}))
+
+
+@task("choose_dl")
+def _choose_dl(ctx: Ctx, a: Args) -> None:
+    ctx.ask(DL, "choose_dungeon_lord", "choose_dungeon_lord", "choose your Dungeon Lord",
+            [("choose_dungeon_lord", {"character": d}) for d in catalog().dungeon_lords])
+
+
+@answer("choose_dungeon_lord")
+def _dl_chosen(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
+    ctx.setv("char.dungeon_lord", args["character"])
+    ctx.note("character_chosen", seat=DL, character=args["character"])
+    hero = ctx.state.var("char.hero")
+    firsts = [c for c in dv.skills_of(hero) if int(card(c)["rank"]) == 1]
+    ctx.ask(HERO, "choose_skill", "choose_skill", "choose your starting level I Skill",
+            [("choose_skill", {"skill": c}) for c in firsts])
+
+
+@answer("choose_skill")
+def _skill_chosen(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
+    hero, dl = ctx.state.var("char.hero"), ctx.state.var("char.dungeon_lord")
+    for cid in card(hero)["equipment"]:
+        ctx.move(cid, "basic", "hero.equipment")
+    steps: list[tuple[str, Args]] = []
+    for seat, char in ((HERO, hero), (DL, dl)):
+        steps += [("shuffle_zone", {"zone": f"{seat}.std.deck"}),
+                  ("build_power_deck", {"seat": seat, "char": char}),
+                  ("shuffle_zone", {"zone": f"{seat}.deck"})]
+    steps += [("shuffle_zone", {"zone": f"creature.{lv}.deck"}) for lv in (1, 2, 3)]
+    steps += [("build_fb_deck", {"dl": dl}), ("shuffle_zone", {"zone": "fb.deck"}),
+              ("fb_begins_on_top", {"dl": dl})]
+    steps += [("shuffle_zone", {"zone": z}) for z in
+              ("treasure.deck", "omen.deck", "critical.deck", "story.deck")]
+    steps += [("deal_creatures", {}), ("quest", {})]
+    ctx.push(*steps)
+    learn(ctx, args["skill"])
+
+
+@task("build_power_deck")
+def _build_power_deck(ctx: Ctx, a: Args) -> None:
+    """Keep 10 random standard Power cards (the rest go back to the box unseen), add the 10 own."""
+    seat = a["seat"]
+    std = ctx.state.zone(f"{seat}.std.deck")
+    for i, cid in enumerate(std):
+        ctx.move(cid, f"{seat}.std.deck", "power_box" if i >= STANDARD_KEPT else f"{seat}.deck")
+    for cid in ctx.state.zone(f"box.power.{a['char']}"):
+        ctx.move(cid, f"box.power.{a['char']}", f"{seat}.deck")
+
+
+@task("build_fb_deck")
+def _build_fb_deck(ctx: Ctx, a: Args) -> None:
+    for cid in ctx.state.zone(f"box.fb.{a['dl']}"):
+        if not card(cid).get("begins"):
+            ctx.move(cid, f"box.fb.{a['dl']}", "fb.deck")
+
+
+@task("fb_begins_on_top")
+def _fb_begins_on_top(ctx: Ctx, a: Args) -> None:
+    for cid in ctx.state.zone(f"box.fb.{a['dl']}"):
+        ctx.move(cid, f"box.fb.{a['dl']}", "fb.deck")
+
+
+@task("deal_creatures")
+def _deal_creatures(ctx: Ctx, a: Args) -> None:
+    for slot in dv.SLOTS:
+        top = ctx.state.zone("creature.1.deck")[0]
+        ctx.move(top, "creature.1.deck", f"slot.{slot}")
+        ctx.note("creature_enters", slot=slot, creature=top, exhausted=False)

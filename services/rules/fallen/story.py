@@ -1,0 +1,141 @@
+"""The Quest stage and the three Story card stages (preparation, challenges, resolution)."""
+
+from __future__ import annotations
+
+from services.rules.fallen import derived as dv
+from services.rules.fallen.cards import SHADOW, card
+from services.rules.fallen.effects import run_effects
+from services.rules.fallen.flow import Args, Ctx, answer, task
+from services.rules.fallen.state import DL, HERO
+
+STORIES_PER_GAME = 3
+START_FORTUNE = 5
+
+
+# --- Quest stage --------------------------------------------------------------------
+@task("quest")
+def _quest(ctx: Ctx, a: Args) -> None:
+    ctx.emit("phase_changed", {"phase": "quest"})
+    quest = dv.character(ctx.state, DL)["quest"]
+    names = [c["name"] for c in quest["choices"]]
+    ctx.note("quest_begins", title=quest["title"], intro=quest["intro"], choices=names)
+    ctx.ask(HERO, "choose", "quest_choice", f"{quest['title']}: choose a path",
+            [("choose", {"choice": n}) for n in names])
+
+
+@answer("quest_choice")
+def _quest_chosen(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
+    quest = dv.character(ctx.state, DL)["quest"]
+    choice = next(c for c in quest["choices"] if c["name"] == args["choice"])
+    ctx.note("quest_choice", name=choice["name"], text=choice["text"], shadow=choice["shadow"])
+    ctx.set_to("shadow", SHADOW.index(choice["shadow"]), "quest")
+    for seat in (HERO, DL):
+        ctx.set_to(f"charges.{seat}", dv.charge_slots(ctx.state, seat), "quest")
+    ctx.push(("story_stage", {}))
+    for seat in (DL, HERO):
+        run_effects(ctx, seat, list(choice.get(seat, ())), dv.character(ctx.state, DL)["id"])
+
+
+# --- preparation (shared with the Final Battle) ----------------------------------------
+@task("stage_prep")
+def _stage_prep(ctx: Ctx, a: Args) -> None:
+    """Fortune to 5 (+ bonus), draw 2 Power cards, refresh Equipment, tokens back to the cup."""
+    for seat in (HERO, DL):
+        bonus = ctx.state.count(f"bonus_fortune.{seat}")
+        ctx.set_to(f"fortune.{seat}", START_FORTUNE + bonus, "preparation")
+        ctx.set_to(f"bonus_fortune.{seat}", 0, "preparation")
+    ctx.setv("between_stages", None)
+    for cid in ctx.state.zone("hero.equipment"):
+        ctx.exhaust(cid, False)
+    ctx.push(
+        ("draw", {"seat": HERO, "n": 2}), ("hand_limit", {"seat": HERO}),
+        ("draw", {"seat": DL, "n": 2}), ("hand_limit", {"seat": DL}),
+        ("tokens_back", {}), ("fire", {"event": "stage_start"}),
+    )
+
+
+# --- Story stage -------------------------------------------------------------------------
+@task("story_stage")
+def _story_stage(ctx: Ctx, a: Args) -> None:
+    ctx.emit("phase_changed", {"phase": "story"})
+    ctx.setv("story.n", ctx.state.count("stories") + 1)
+    ctx.setv("story.step", 0)
+    ctx.setv("story.node", None)
+    ctx.push(("stage_prep", {}), ("story_draw", {}), ("offer", {}))
+
+
+@task("story_draw")
+def _story_draw(ctx: Ctx, a: Args) -> None:
+    sid = ctx.state.zone("story.deck")[0]
+    ctx.move(sid, "story.deck", "story.current")
+    s = card(sid)
+    ctx.note("story_begins", number=ctx.state.var("story.n"), title=s["title"], intro=s["intro"])
+
+
+def _story(ctx: Ctx) -> dict[str, object]:
+    return card(ctx.state.zone("story.current")[0])
+
+
+@task("offer")
+def _offer(ctx: Ctx, a: Args) -> None:
+    """Offer the next choices of the Story card (or go to the resolution after four)."""
+    story = _story(ctx)
+    node = ctx.state.var("story.node")
+    if ctx.state.var("story.step") >= 4:
+        ctx.push(("resolution", {}))
+        return
+    keys = list(story["start"] if node is None else story["next"][node])  # type: ignore[index]
+    choices = story["choices"]
+    if len(keys) == 1:
+        ctx.note("story_offer", choices=[choices[keys[0]]["name"]], forced=True)  # type: ignore[index]
+        _apply_choice(ctx, keys[0])
+        return
+    names = [choices[k]["name"] for k in keys]  # type: ignore[index]
+    ctx.note("story_offer", choices=names, forced=False)
+    ctx.ask(HERO, "choose", "story_choice", "choose a path", [("choose", {"choice": n}) for n in names])
+
+
+@answer("story_choice")
+def _story_chosen(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
+    choices = _story(ctx)["choices"]
+    key = next(k for k, c in choices.items() if c["name"] == args["choice"])  # type: ignore[attr-defined]
+    _apply_choice(ctx, key)
+
+
+def _apply_choice(ctx: Ctx, key: str) -> None:
+    choice = _story(ctx)["choices"][key]  # type: ignore[index]
+    step = int(ctx.state.var("story.step")) + 1
+    ctx.setv("story.node", key)
+    ctx.setv("story.step", step)
+    icons = choice["icons"]
+    ctx.note("story_choice", name=choice["name"], text=choice["text"], icons=icons)
+    ctx.push(
+        ("challenge", {"kind": "story", "attribute": icons["attribute"],
+                       "difficulty": icons.get("difficulty"), "reward": icons.get("reward"),
+                       "wound": icons.get("wound", 0), "last": step == 4}),
+        ("offer", {}),
+    )
+
+
+@task("resolution")
+def _resolution(ctx: Ctx, a: Args) -> None:
+    """Read the resolution: the hero gains its XP, the Dungeon Lord XP = stories resolved."""
+    res = _story(ctx)["resolutions"][ctx.state.var("story.node")]  # type: ignore[index]
+    ctx.note("story_resolution", text=res["text"], xp=res["xp"])
+    ctx.add("stories", 1, "resolved")
+    ctx.add(f"xp.{HERO}", int(res["xp"]), "resolution")
+    ctx.add(f"xp.{DL}", ctx.state.count("stories"), "resolution")
+    ctx.setv("between_stages", True)
+    ctx.push(("upgrades", {}), ("purchases", {}), ("story_end", {}))
+
+
+@task("story_end")
+def _story_end(ctx: Ctx, a: Args) -> None:
+    sid = ctx.state.zone("story.current")[0]
+    ctx.move(sid, "story.current", "story.used")
+    for key in ("story.n", "story.step", "story.node"):
+        ctx.setv(key, None)
+    if ctx.state.count("stories") < STORIES_PER_GAME:
+        ctx.push(("story_stage", {}))
+    else:
+        ctx.push(("final_battle", {}))
