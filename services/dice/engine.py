@@ -126,14 +126,26 @@ class DiceEngine:
 
     def __init__(self, store: EventStore) -> None:
         self.store = store
+        self._heads: dict[str, Ledger] = {}
+        self._seeds: dict[str, bytes] = {}
 
     async def ledger(self, game_id: str) -> Ledger:
-        """Return the game's folded dice stream."""
+        """Return the game's whole folded dice stream, draws included."""
         return fold(await self.store.read(dice_stream(game_id)))
 
-    async def _committed(self, game_id: str) -> Ledger:
+    async def head(self, game_id: str) -> Ledger:
+        """Return the game's ledger without draws, folded incrementally and cached."""
+        cached = self._heads.get(game_id, Ledger())
+        fresh = await self.store.read(dice_stream(game_id), cached.version + 1)
+        head = fold(fresh, cached, keep_draws=False)
+        if len(self._heads) > 10_000:
+            self._heads.clear()
+        self._heads[game_id] = head
+        return head
+
+    async def _committed(self, game_id: str, full: bool = False) -> Ledger:
         check_game_id(game_id)
-        ledger = await self.ledger(game_id)
+        ledger = await (self.ledger(game_id) if full else self.head(game_id))
         if not ledger.commitment:
             raise NotFound(f"no dice seed committed for game {game_id!r}; call CommitSeed first")
         return ledger
@@ -160,7 +172,7 @@ class DiceEngine:
         _check_seed(client_seed)
         await self.store.put_secret(secret_key(game_id), secrets.token_bytes(fair.SEED_BYTES).hex())
         seed = await self._seed(game_id)
-        ledger = await self.ledger(game_id)
+        ledger = await self.head(game_id)
         if ledger.commitment:
             return ledger
         event = NewEvent(
@@ -172,7 +184,7 @@ class DiceEngine:
             await self.store.append(dice_stream(game_id), 0, [event])
         except VersionConflict:
             pass
-        return await self.ledger(game_id)
+        return await self.head(game_id)
 
     async def set_client_seed(self, game_id: str, seat: str, seat_seed: str) -> str:
         """Record a seat's client seed before the first draw; return the combined seed."""
@@ -250,11 +262,11 @@ class DiceEngine:
             await self.store.append(dice_stream(game_id), ledger.version, [event])
         except VersionConflict:
             pass
-        return await self.ledger(game_id)
+        return await self.head(game_id)
 
     async def verify(self, game_id: str) -> Verification:
         """Re-derive every roll and shuffle of a revealed game from its seed."""
-        ledger = await self._committed(game_id)
+        ledger = await self._committed(game_id, full=True)
         if not ledger.revealed_seed:
             raise RuleViolation(f"game {game_id!r}: the seed is not revealed yet")
         return verify_ledger(game_id, ledger)
@@ -266,10 +278,15 @@ class DiceEngine:
         return ledger
 
     async def _seed(self, game_id: str) -> bytes:
+        if game_id in self._seeds:
+            return self._seeds[game_id]
         hex_seed = await self.store.get_secret(secret_key(game_id))
         if hex_seed is None:
             raise NotFound(f"no dice seed committed for game {game_id!r}; call CommitSeed first")
-        return bytes.fromhex(hex_seed)
+        if len(self._seeds) > 10_000:
+            self._seeds.clear()
+        self._seeds[game_id] = bytes.fromhex(hex_seed)
+        return self._seeds[game_id]
 
 
 def _rolled_dice(data: dict[str, Any]) -> tuple[RolledDie, ...]:

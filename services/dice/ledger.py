@@ -39,28 +39,30 @@ def combine_client_seeds(by_seat: dict[str, str]) -> str:
     return ";".join(f"{seat}={seed}" for seat, seed in sorted(by_seat.items()))
 
 
-def evolve(ledger: Ledger, env: Envelope) -> Ledger:
-    """Return the ledger after one dice event."""
+def evolve(ledger: Ledger, env: Envelope, keep_draws: bool = True) -> Ledger:
+    """Return the ledger after one dice event (draws kept only when keep_draws)."""
     d: dict[str, Any] = env.data
     ledger = replace(ledger, version=env.version)
     if env.type == SEED_COMMITTED:
         seeds = (("", d["client_seed"]),) if d.get("client_seed") else ()
         return replace(ledger, commitment=d["commitment"], client_seeds=seeds)
     if env.type == CLIENT_SEED_SET:
-        seeds = dict(ledger.client_seeds)
-        seeds.pop("", None)
-        seeds[d["seat"]] = d["seat_seed"]
-        return replace(ledger, client_seeds=tuple(sorted(seeds.items())))
+        by_seat = {k: v for k, v in ledger.client_seeds if k}
+        by_seat[d["seat"]] = d["seat_seed"]
+        return replace(ledger, client_seeds=tuple(sorted(by_seat.items())))
     if env.type in (ROLLED, SHUFFLE_DRAWN):
-        return replace(ledger, next_nonce=d["nonce"] + 1, draws=(*ledger.draws, env))
+        draws = (*ledger.draws, env) if keep_draws else ()
+        return replace(ledger, next_nonce=d["nonce"] + 1, draws=draws)
     if env.type == SEED_REVEALED:
         return replace(ledger, revealed_seed=d["server_seed"])
     return ledger
 
 
-def fold(events: Iterable[Envelope]) -> Ledger:
-    """Return the ledger of a whole dice stream."""
-    ledger = Ledger()
+def fold(
+    events: Iterable[Envelope], ledger: Ledger | None = None, keep_draws: bool = True
+) -> Ledger:
+    """Return the ledger after events (from an empty ledger unless one is given)."""
+    ledger = ledger or Ledger()
     for env in events:
-        ledger = evolve(ledger, env)
+        ledger = evolve(ledger, env, keep_draws)
     return ledger
