@@ -25,7 +25,8 @@ from services.rules.service import mount as rules_mount
 log = logging.getLogger("fallen.app")
 
 ALL = "all"
-SINGLE_SERVICES = ("dice", "deck", "rules")
+SINGLE_SERVICES = ("dice", "deck", "rules", "rules-fallen", "relay")
+RULES_POOLS = {"rules": None, "rules-fallen": ("fallen",)}
 
 
 @dataclass
@@ -78,7 +79,9 @@ async def serve(
         mounts += [dice_mount(dice), _deck_mount(store, dice), rules_mount(runner)]
     elif service == "dice":
         mounts.append(dice_mount(DiceEngine(store)))
-    elif service in ("deck", "rules"):
+    elif service == "relay":
+        pass  # health and metrics only; the relay itself runs as a background job
+    elif service == "deck" or service in RULES_POOLS:
         if not dice_addr:
             raise ValueError(f"the {service} service alone needs --dice HOST:PORT")
         channel = grpc.aio.insecure_channel(dice_addr)
@@ -87,7 +90,8 @@ async def serve(
         if service == "deck":
             mounts.append(_deck_mount(store, remote))
         else:
-            mounts.append(rules_mount(GameRunner(store, remote, extra_games)))
+            runner = GameRunner(store, remote, extra_games, only=RULES_POOLS[service])
+            mounts.append(rules_mount(runner))
     else:
         raise ValueError(f"unknown service {service!r}; choose all or one of {SINGLE_SERVICES}")
     running = await start_server(mounts, address)

@@ -70,11 +70,28 @@ class GameRunner:
     """Applies commands to games stored in an EventStore, answering chance via dice."""
 
     def __init__(
-        self, store: EventStore, dice: DicePort, extra: dict[str, GameRules] | None = None
+        self,
+        store: EventStore,
+        dice: DicePort,
+        extra: dict[str, GameRules] | None = None,
+        only: tuple[str, ...] | None = None,
     ) -> None:
         self.store = store
         self.dice: DicePort = dice
         self.extra = extra or {}
+        self.only = only
+
+    def engine(self, game: str) -> GameRules:
+        """Return the engine of a game kind this runner serves, or raise InvalidArgument."""
+        if self.only is not None and game not in self.only:
+            raise InvalidArgument("game", f"this rules pool serves {list(self.only)}, not {game!r}")
+        return load(game, self.extra)
+
+    def games(self) -> list[str]:
+        """Return the game kinds this runner serves."""
+        from services.rules.registry import ENGINES
+
+        return sorted(self.only or {*ENGINES, *self.extra})
         self._cache: dict[str, Loaded] = {}
 
     async def load(self, game_id: str) -> Loaded:
@@ -87,7 +104,7 @@ class GameRunner:
             if not envs or envs[0].type != GAME_CREATED:
                 raise NotFound(f"game {game_id!r} does not exist")
             info = envs[0].data
-            rules = load(info["game"], self.extra)
+            rules = self.engine(info["game"])
             cached = Loaded(
                 game_id, info["game"], rules, info["seats"], rules.initial_state(), 0, False
             )
@@ -109,7 +126,7 @@ class GameRunner:
         client_seed: str = "",
     ) -> tuple[Loaded, str]:
         """Create a game, commit its dice seed, run opening chance; return it and the commitment."""
-        rules = load(game, self.extra)
+        rules = self.engine(game)
         check_game_id(game_id)
         unknown = sorted(set(seats) - set(rules.seats))
         if unknown:

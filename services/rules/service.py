@@ -15,7 +15,7 @@ from services.kernel.errors import DomainError, InvalidArgument, PermissionDenie
 from services.kernel.grpcx.rpc import rpc, status_for
 from services.kernel.grpcx.server import Mount
 from services.rules.common.api import CHANCE, Command
-from services.rules.registry import ENGINES, load
+from services.rules.registry import ENGINES
 from services.rules.runner import GameRunner, Loaded, new_game_id, parse_args
 
 SERVICE_NAME = rules_pb2.DESCRIPTOR.services_by_name["RulesService"].full_name
@@ -183,9 +183,9 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         principal: Principal,
     ) -> rules_pb2.ListGamesResponse:
         """List the game kinds served."""
-        names = sorted({*ENGINES, *self.runner.extra})
         kinds = [
-            rules_pb2.GameKind(game=g, seats=list(load(g, self.runner.extra).seats)) for g in names
+            rules_pb2.GameKind(game=g, seats=list(self.runner.engine(g).seats))
+            for g in self.runner.games()
         ]
         return rules_pb2.ListGamesResponse(games=kinds)
 

@@ -1,0 +1,153 @@
+"""Where projections keep their output: views, game records, audit records, checkpoints."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+from urllib.parse import parse_qs, urlsplit
+
+from services.kernel.errors import InvalidArgument
+
+
+@dataclass(frozen=True)
+class ViewRecord:
+    """One stored view: the game-stream version it reflects and the view as JSON."""
+
+    game_id: str
+    seat: str
+    version: int
+    view_json: str
+    ended: bool
+
+
+@dataclass
+class Batch:
+    """What one runner step writes: game records, views, audit records, a checkpoint.
+
+    Stores write views and audit records before game records and game records before the
+    checkpoint, so a crash part-way leaves a state from which re-applying is harmless.
+    """
+
+    games: dict[str, dict[str, Any]] = field(default_factory=dict)
+    views: dict[str, dict[str, str]] = field(default_factory=dict)
+    audit: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    checkpoint: tuple[str, str] | None = None
+
+    def empty(self) -> bool:
+        """Return whether there is nothing to write."""
+        return not (self.games or self.views or self.audit or self.checkpoint)
+
+
+class ViewStore(Protocol):
+    """Persistent projection output shared by the runners and the read API."""
+
+    async def load_game(self, game_id: str) -> dict[str, Any] | None:
+        """Return a game's projection record, or None."""
+        ...
+
+    async def commit(self, batch: Batch) -> None:
+        """Write a batch (see Batch for the order)."""
+        ...
+
+    async def get_view(self, game_id: str, seat: str) -> ViewRecord | None:
+        """Return a seat's view ('' = spectator), or None."""
+        ...
+
+    async def read_audit(self, game_id: str) -> list[dict[str, Any]]:
+        """Return a game's audit records in global order."""
+        ...
+
+    async def get_meta(self, key: str) -> str | None:
+        """Return a checkpoint or status value, or None."""
+        ...
+
+    async def set_meta(self, key: str, value: str) -> None:
+        """Set a checkpoint or status value."""
+        ...
+
+    async def meta_items(self, prefix: str) -> dict[str, str]:
+        """Return every meta value whose key starts with prefix."""
+        ...
+
+    async def games(self) -> list[str]:
+        """Return the ids of every game with a record."""
+        ...
+
+    async def wait_change(self, game_id: str, timeout: float) -> None:
+        """Return when this process commits a change to the game, or after timeout."""
+        ...
+
+    async def close(self) -> None:
+        """Release connections."""
+        ...
+
+
+class ChangeHub:
+    """Wakes waiters (any event loop) when a game's projection changes in this process."""
+
+    def __init__(self) -> None:
+        self._waiters: dict[str, set[tuple[asyncio.AbstractEventLoop, asyncio.Event]]] = {}
+
+    async def wait(self, game_id: str, timeout: float) -> None:
+        """Return on the next notify(game_id) or after timeout seconds."""
+        waiter = (asyncio.get_running_loop(), asyncio.Event())
+        self._waiters.setdefault(game_id, set()).add(waiter)
+        try:
+            await asyncio.wait_for(waiter[1].wait(), timeout)
+        except TimeoutError:
+            pass
+        finally:
+            waiters = self._waiters.get(game_id)
+            if waiters is not None:
+                waiters.discard(waiter)
+                if not waiters:
+                    self._waiters.pop(game_id, None)
+
+    def notify(self, game_ids: Mapping[str, Any] | set[str]) -> None:
+        """Wake every waiter of the given games."""
+        try:
+            running: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        for game_id in game_ids:
+            for loop, event in list(self._waiters.get(game_id, ())):
+                if loop is running:
+                    event.set()
+                elif not loop.is_closed():
+                    loop.call_soon_threadsafe(event.set)
+
+
+def open_view_store(url: str) -> ViewStore:
+    """Return the view store a URL names (sqlite:///PATH, sqlite:///:memory:, redis://...).
+
+    Redis URLs take an optional ``prefix`` query parameter (default ``fallen``).
+    """
+    parts = urlsplit(url)
+    if parts.scheme == "sqlite":
+        from services.projections.sqlite_views import SqliteViewStore
+
+        if parts.netloc or not parts.path.startswith("/") or parts.path == "/":
+            raise InvalidArgument("views", f"{url!r}: use sqlite:///<path> or sqlite:///:memory:")
+        return SqliteViewStore(parts.path[1:])
+    if parts.scheme in ("redis", "rediss", "unix"):
+        from services.projections.redis_views import RedisViewStore
+
+        query = parse_qs(parts.query)
+        prefix = query.pop("prefix", ["fallen"])[0]
+        base = url.split("?", 1)[0]
+        return RedisViewStore(base, prefix=prefix)
+    raise InvalidArgument("views", f"{url!r}: unknown scheme, use sqlite:/// or redis://")
+
+
+def views_url_for(store_url: str) -> str:
+    """Return the default view store next to an event store (a sibling SQLite file, or Redis)."""
+    parts = urlsplit(store_url)
+    if parts.scheme == "sqlite":
+        path = parts.path[1:]
+        if path == ":memory:":
+            return "sqlite:///:memory:"
+        stem = path[: -len(".db")] if path.endswith(".db") else path
+        return f"sqlite:///{stem}.views.db"
+    return store_url
