@@ -80,6 +80,7 @@ class GameRunner:
         self.dice: DicePort = dice
         self.extra = extra or {}
         self.only = only
+        self._cache: dict[str, Loaded] = {}
 
     def engine(self, game: str) -> GameRules:
         """Return the engine of a game kind this runner serves, or raise InvalidArgument."""
@@ -92,7 +93,6 @@ class GameRunner:
         from services.rules.registry import ENGINES
 
         return sorted(self.only or {*ENGINES, *self.extra})
-        self._cache: dict[str, Loaded] = {}
 
     async def load(self, game_id: str) -> Loaded:
         """Return the game folded to its latest version (cached by version)."""
