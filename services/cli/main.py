@@ -70,7 +70,9 @@ async def _serve(service: str, address: str, store_url: str, stream: str, dice: 
     store = open_store(store_url)
     background: list[Callable[[], Awaitable[None]]] = []
     stop = asyncio.Event()
-    if stream.startswith("kafka://"):
+    if service == "relay" and not stream.startswith("kafka://"):
+        raise typer.BadParameter("the relay service needs --stream kafka://HOST:PORT")
+    if stream.startswith("kafka://") and service in ("all", "relay"):
         from services.kernel.stream.kafka_relay import KafkaRelay
 
         relay = KafkaRelay(store, stream.removeprefix("kafka://"))
