@@ -1,6 +1,7 @@
 # syntax=docker/dockerfile:1
 # One image for every service: `docker run IMAGE dice --address 0.0.0.0:50051`.
-# The service name (or nothing = all services in one process) is the CMD.
+# The service name (dice, deck, rules-fallen, projections, relay; or nothing = all
+# services in one process) is the CMD.
 
 # ---- build stage: pinned runtime deps in a venv, generated protobuf code -------------
 FROM python:3.11-slim AS build

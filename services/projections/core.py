@@ -190,9 +190,7 @@ def views(proj: GameProjection, rules_of: RulesOf) -> dict[str, dict[str, Any]]:
     return out
 
 
-def fold_game(
-    game_id: str, envs: Iterable[Envelope], rules_of: RulesOf
-) -> GameProjection:
+def fold_game(game_id: str, envs: Iterable[Envelope], rules_of: RulesOf) -> GameProjection:
     """Return the projection of a game rebuilt from scratch from its events (any streams)."""
     proj = GameProjection(game_id)
     for env in envs:

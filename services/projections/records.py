@@ -79,4 +79,6 @@ def seat_event(env: Envelope) -> dict[str, Any]:
 
 def seat_feed(envs: Iterable[Envelope], seat: str | None) -> list[dict[str, Any]]:
     """Return the events a seat (None = spectator) may see, in the given order."""
-    return [seat_event(e) for e in envs if e.visibility != NOBODY and visible_to(e.visibility, seat)]
+    return [
+        seat_event(e) for e in envs if e.visibility != NOBODY and visible_to(e.visibility, seat)
+    ]

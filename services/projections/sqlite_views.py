@@ -1,4 +1,4 @@
-"""View store on a SQLite file: each batch (views, audit, records, checkpoint) is one transaction."""
+"""View store on a SQLite file: each batch (views, audit, records, checkpoint) is atomic."""
 
 from __future__ import annotations
 

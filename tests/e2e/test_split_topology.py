@@ -17,8 +17,8 @@ from fallen.dice.v1 import dice_pb2, dice_pb2_grpc
 from services.kernel.auth import issue_token
 from services.kernel.envelope import NewEvent
 from services.kernel.healthcheck import check
-from services.kernel.store.factory import open_store
 from services.kernel.localservers import free_port
+from services.kernel.store.factory import open_store
 
 SECRET = "e2e-secret-0123456789-0123456789-0123456789"
 

@@ -62,7 +62,9 @@ class ToyRules:
         if state.winner:
             return None
         if len(state.dealt) < 2:
-            return Pending(CHANCE, "deal", chance=ChanceRequest("shuffle", "deal", count=len(CARDS)))
+            return Pending(
+                CHANCE, "deal", chance=ChanceRequest("shuffle", "deal", count=len(CARDS))
+            )
         if state.asked:
             return Pending(CHANCE, "roll", chance=ChanceRequest("roll", "toy", dice=("d6",)))
         return Pending(state.turn, "ask_roll")

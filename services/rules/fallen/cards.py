@@ -45,8 +45,11 @@ class Catalog:
         ]
 
 
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def _load(name: str) -> Any:
-    return yaml.safe_load((CARD_DIR / f"{name}.yaml").read_text())
+    return yaml.load((CARD_DIR / f"{name}.yaml").read_text(), Loader=_LOADER)  # noqa: S506
 
 
 @cache

@@ -124,7 +124,7 @@ def _result_abilities(ctx: Ctx, a: Args) -> None:
     ctx.push(("fire", {"event": "win", "seat": winner}),
              ("fire", {"event": "lose", "seat": other(winner)}))
     ability = dv.active_ability(ctx.state)
-    if ability and ability.get("on") == ("win" if winner == DL else "lose"):
+    if ability and ability.get("when") == ("win" if winner == DL else "lose"):
         run_effects(ctx, DL, list(ability.get("effects", ())), ctx.state.var("ch.creature"))
 
 

@@ -47,7 +47,7 @@ def _activated(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
     ctx.note("creature_activated", slot=slot, creature=cid, ability=matches)
     ctx.push(("fire", {"event": "activate"}))
     ability = c.get("ability", {})
-    if matches and ability.get("on") == "activate":
+    if matches and ability.get("when") == "activate":
         run_effects(ctx, DL, list(ability.get("effects", ())), cid)
 
 

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from services.rules.fallen import derived as dv
+from services.rules.fallen.cards import card
 from services.rules.fallen.flow import Args, Ctx, answer, task
 from services.rules.fallen.state import DL, HERO, State, other
 
@@ -361,3 +362,10 @@ def _random_die_rolled(ctx: Ctx, a: Args) -> None:
     hit = dv.face_swords(face) > 0
     ctx.note("random_die", seat=a["seat"], colour=a["colour"], face=face, nonce=a["nonce"], hit=hit)
     run_effects(ctx, a["seat"], a["hit"] if hit else a["miss"], a["src"])
+
+
+@op("skill_token")
+def _skill_token(ctx: Ctx, seat: str, arg: Any, src: str) -> None:
+    group = card(src).get("group") if src else None
+    if group:
+        ctx.add(f"skill_tokens.{group}", _n(arg), "skill token")

@@ -62,9 +62,7 @@ class Ctx:
     def __init__(self, state: State) -> None:
         self.state = state
         self.events: list[Event] = []
-        self.tasks: list[tuple[str, Args]] = [
-            (t[0], t[1]) for t in (json.loads(x) for x in state.tasks)
-        ]
+        self.tasks: list[tuple[str, Args]] = [(t[0], t[1]) for t in json.loads(state.tasks)]
         self.pending: Args | None = None
 
     # --- events ---------------------------------------------------------

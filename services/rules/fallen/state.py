@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
@@ -43,7 +43,7 @@ class State:
     counters: Mapping[str, int] = field(default_factory=lambda: _EMPTY)
     vars: Mapping[str, str] = field(default_factory=lambda: _EMPTY)
     exhausted: frozenset[str] = frozenset()
-    tasks: tuple[str, ...] = ()
+    tasks: str = "[]"
     pending: str = ""
     winner: str = ""
     events: int = 0
@@ -111,6 +111,14 @@ def move_visibility(src: str, dst: str) -> str | tuple[str, ...]:
 
 
 # --- evolve ------------------------------------------------------------------
+def _with(state: State, **changes: Any) -> State:
+    """Return a copy of the state with some fields changed (a fast dataclasses.replace)."""
+    new = object.__new__(State)
+    new.__dict__.update(state.__dict__)
+    new.__dict__.update(changes)
+    return new
+
+
 def _put(mapping: Mapping[str, Any], key: str, value: Any) -> Mapping[str, Any]:
     new = dict(mapping)
     if value is None:
@@ -128,55 +136,54 @@ def _move(state: State, card: str, src: str, dst: str, bottom: bool) -> State:
     zones = _put(state.zones, src, rest or None)
     target = tuple(c for c in zones.get(dst, ()) if c != card)
     target = (*target, card) if bottom else (card, *target)
-    return replace(state, zones=_put(zones, dst, target))
+    return _with(state, zones=_put(zones, dst, target))
 
 
 def _evolve_zone_set(state: State, d: Mapping[str, Any]) -> State:
-    return replace(state, zones=_put(state.zones, d["zone"], tuple(d["cards"]) or None))
+    return _with(state, zones=_put(state.zones, d["zone"], tuple(d["cards"]) or None))
 
 
 def _evolve_shuffled(state: State, d: Mapping[str, Any]) -> State:
     cards = state.zone(d["zone"])
     order = d["order"]
-    return replace(state, zones=_put(state.zones, d["zone"], tuple(cards[i] for i in order) or None))
+    return _with(state, zones=_put(state.zones, d["zone"], tuple(cards[i] for i in order) or None))
 
 
 def _evolve_counter(state: State, d: Mapping[str, Any]) -> State:
     value = state.count(d["key"]) + int(d["delta"])
-    return replace(state, counters=_put(state.counters, d["key"], value or None))
+    return _with(state, counters=_put(state.counters, d["key"], value or None))
 
 
 def _evolve_var(state: State, d: Mapping[str, Any]) -> State:
     value = d.get("value")
-    return replace(state, vars=_put(state.vars, d["key"], None if value is None else dumps(value)))
+    return _with(state, vars=_put(state.vars, d["key"], None if value is None else dumps(value)))
 
 
 def _evolve_vars_cleared(state: State, d: Mapping[str, Any]) -> State:
     prefix = d["prefix"]
     kept = {k: v for k, v in state.vars.items() if not k.startswith(prefix)}
-    return replace(state, vars=MappingProxyType(kept))
+    return _with(state, vars=MappingProxyType(kept))
 
 
 def _evolve_exhaust(state: State, d: Mapping[str, Any]) -> State:
     card = d["card"]
     ex = state.exhausted | {card} if d["exhausted"] else state.exhausted - {card}
-    return replace(state, exhausted=ex)
+    return _with(state, exhausted=ex)
 
 
 def _evolve_flow(state: State, d: Mapping[str, Any]) -> State:
     pending = d.get("pending")
-    return replace(
-        state,
-        tasks=tuple(dumps(t) for t in d["tasks"]),
-        pending=dumps(pending) if pending else "",
-    )
+    return _with(state, tasks=dumps(d["tasks"]), pending=dumps(pending) if pending else "")
 
 
 def evolve(state: State, event: Event) -> State:
     """Return the state after one event (unknown informational events change nothing)."""
-    d = event.data
-    t = event.type
-    state = replace(state, events=state.events + 1)
+    new = _apply(state, event.type, event.data)
+    new.__dict__["events"] = state.events + 1
+    return new
+
+
+def _apply(state: State, t: str, d: Mapping[str, Any]) -> State:
     if t == "card_moved":
         return _move(state, d["card"], d["from"], d["to"], bool(d.get("bottom")))
     if t == "zone_set":
@@ -194,12 +201,12 @@ def evolve(state: State, event: Event) -> State:
     if t == "flow":
         return _evolve_flow(state, d)
     if t == "phase_changed":
-        return replace(state, phase=d["phase"])
+        return _with(state, phase=d["phase"])
     if t == "game_created":
-        return replace(state, game_id=d["game_id"], phase="setup")
+        return _with(state, game_id=d["game_id"], phase="setup")
     if t == "game_over":
-        return replace(state, phase="over", winner=d["winner"], tasks=(), pending="")
-    return state
+        return _with(state, phase="over", winner=d["winner"], tasks="[]", pending="")
+    return _with(state)
 
 
 def to_json(state: State) -> dict[str, Any]:
@@ -211,7 +218,7 @@ def to_json(state: State) -> dict[str, Any]:
         "counters": dict(state.counters),
         "vars": {k: json.loads(v) for k, v in state.vars.items()},
         "exhausted": sorted(state.exhausted),
-        "tasks": [json.loads(t) for t in state.tasks],
+        "tasks": json.loads(state.tasks),
         "pending": state.pending_dict(),
         "winner": state.winner,
         "events": state.events,

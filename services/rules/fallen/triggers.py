@@ -16,7 +16,7 @@ def _fire(ctx: Ctx, a: Args) -> None:
         if only and owner != only:
             continue
         for trig in src.get("triggers", ()):
-            if trig["on"] == event:
+            if trig["when"] == event:
                 batch.append((owner, trig["effects"], src.get("id", "")))
     for owner, effects, sid in reversed(batch):
         run_effects(ctx, owner, list(effects), sid)

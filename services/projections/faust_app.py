@@ -1,0 +1,159 @@
+"""The Kafka runner: a faust-streaming app over the relayed fallen.events.<family> topics.
+
+Two agents: ``route`` re-keys every event by its game id onto ``<app id>.by-game`` (the
+relay keys by stream id, so a game's game, dice and deck events may sit on different
+partitions), and ``project`` applies batches of one partition's events with the Projector.
+Workers share the partitions of both topics, so games spread over machines. Processing is
+at least once: a batch is acknowledged after its views are committed (and, for ``route``,
+after the re-keyed copies are acknowledged by the broker); duplicates are skipped by
+(stream, version).
+
+Run a worker: ``fallenctl projections faust --kafka HOST:PORT --store URL --views URL``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+import faust
+
+from services.kernel.envelope import Envelope, stream_game
+from services.kernel.store.base import EventStore
+from services.kernel.store.factory import open_store
+from services.kernel.stream.base import TOPIC_PREFIX, topic_for
+from services.projections.projector import Projector, extra_games_from_env
+from services.projections.records import GAME_FAMILIES
+from services.projections.viewstore import ViewStore, open_view_store
+
+log = logging.getLogger("fallen.projections.faust")
+
+TAKE = 200
+WITHIN_S = 0.02
+
+
+@dataclass(frozen=True)
+class FaustConfig:
+    """Where the worker reads and writes."""
+
+    bootstrap: str
+    store_url: str
+    views_url: str
+    app_id: str = "fallen-projections"
+    topic_prefix: str = TOPIC_PREFIX
+    families: tuple[str, ...] = GAME_FAMILIES
+    partitions: int = 4
+
+    @staticmethod
+    def from_env() -> FaustConfig:
+        """Return the configuration in FALLEN_KAFKA, FALLEN_STORE, FALLEN_VIEWS, ..."""
+        return FaustConfig(
+            bootstrap=os.environ["FALLEN_KAFKA"].removeprefix("kafka://"),
+            store_url=os.environ["FALLEN_STORE"],
+            views_url=os.environ["FALLEN_VIEWS"],
+            app_id=os.environ.get("FALLEN_PROJECTIONS_APP", "fallen-projections"),
+            topic_prefix=os.environ.get("FALLEN_TOPIC_PREFIX", TOPIC_PREFIX),
+        )
+
+
+@dataclass
+class _Parts:
+    """What the worker opens lazily inside its own event loop."""
+
+    store: EventStore | None = None
+    views: ViewStore | None = None
+    projector: Projector | None = None
+    processed: dict[Any, int] = field(default_factory=dict)
+
+
+def make_app(cfg: FaustConfig) -> faust.App:
+    """Return the faust app with the route and project agents and a status timer."""
+    app = faust.App(
+        cfg.app_id,
+        broker=f"kafka://{cfg.bootstrap}",
+        store="memory://",
+        topic_partitions=cfg.partitions,
+        topic_replication_factor=1,
+        processing_guarantee="at_least_once",
+        broker_session_timeout=4,
+        broker_rebalance_timeout=10,
+        broker_heartbeat_interval=1,
+        producer_max_batch_size=1,
+        consumer_auto_offset_reset="earliest",
+        web_enabled=False,
+        autodiscover=False,
+    )
+    topics = [topic_for(f, cfg.topic_prefix) for f in cfg.families]
+    source = app.topic(*topics, key_serializer="raw", value_serializer="raw")
+    by_game = app.topic(
+        f"{cfg.app_id}.by-game",
+        key_serializer="raw",
+        value_serializer="raw",
+        partitions=cfg.partitions,
+    )
+    parts = _Parts()
+
+    def projector() -> Projector:
+        if parts.projector is None:
+            parts.store = open_store(cfg.store_url)
+            parts.views = open_view_store(cfg.views_url)
+            parts.projector = Projector(
+                parts.store, parts.views, extra_games_from_env(), runner="faust"
+            )
+        return parts.projector
+
+    @app.agent(source)
+    async def route(stream: Any) -> None:
+        """Re-key each event by its game id (acked once the copies are acknowledged)."""
+        async for events in stream.take_events(TAKE, within=WITHIN_S):
+            sent = []
+            for event in events:
+                value: bytes = event.value
+                game_id = stream_game(json.loads(value)["stream"])
+                sent.append(await by_game.send(key=game_id.encode(), value=value))
+            await asyncio.gather(*sent)
+
+    @app.agent(by_game)
+    async def project(stream: Any) -> None:
+        """Apply one partition's events in batches; acked after the views are committed."""
+        async for events in stream.take_events(TAKE, within=WITHIN_S):
+            envs = [Envelope.from_dict(json.loads(e.value)) for e in events]
+            await projector().process(envs)
+            for event in events:
+                tp = event.message.tp
+                parts.processed[tp] = max(parts.processed.get(tp, -1), event.message.offset)
+
+    @app.timer(1.0)
+    async def report() -> None:
+        """Write lag (by-game messages not yet applied on this worker's partitions)."""
+        if parts.projector is None:
+            return
+        lag = 0
+        for tp in app.consumer.assignment():
+            if tp.topic != by_game.get_topic_name():
+                continue
+            high = app.consumer.highwater(tp)
+            done = parts.processed.get(tp, -1) + 1
+            if high is not None:
+                lag += max(0, int(high) - done)
+        try:
+            await parts.projector.report(lag)
+        except Exception:
+            log.exception("could not write the projection status")
+
+    return app
+
+
+def run_worker(cfg: FaustConfig, loglevel: str = "WARNING") -> None:
+    """Run one faust worker until it is stopped (blocks)."""
+    app = make_app(cfg)
+    worker = faust.Worker(app, loglevel=loglevel, quiet=True)
+    worker.execute_from_commandline()
+
+
+if __name__ == "__main__":
+    run_worker(FaustConfig.from_env(), os.environ.get("FALLEN_LOG_LEVEL", "WARNING"))

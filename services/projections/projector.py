@@ -1,0 +1,216 @@
+"""The one thing every runner calls: apply a batch of events, write it, remember the games.
+
+Runners only fetch events and keep a checkpoint; the Projector applies the pure projection
+(core.apply), recovers what it lacks from the event store (a game's engine state after a
+restart, events a feed skipped), and commits views, audit records and game records to the
+view store in one batch.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import importlib
+import logging
+import os
+import time
+from collections import OrderedDict, deque
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from prometheus_client import Counter, Histogram
+
+from services.kernel.canonical import canonical_json
+from services.kernel.envelope import Envelope, stream_family, stream_game
+from services.kernel.store.base import EventStore
+from services.projections import core
+from services.projections.core import GameProjection, Gap, NeedsState
+from services.projections.records import audit_record
+from services.projections.viewstore import Batch, ViewStore
+from services.rules.common.api import GameRules
+from services.rules.registry import load
+
+log = logging.getLogger("fallen.projections")
+
+APPLIED = Counter("fallen_projection_events_total", "Events applied by projections", ["runner"])
+LAG_SECONDS = Histogram(
+    "fallen_projection_lag_seconds",
+    "Seconds from an event's append to its view being written",
+    ["runner"],
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30),
+)
+MAX_CACHED = 2000
+MAX_RECOVERIES = 8
+SAMPLES = 200_000
+
+
+def extra_games_from_env(var: str = "FALLEN_EXTRA_GAMES") -> dict[str, GameRules]:
+    """Return engines named in the environment as 'game=module:attr,...' (tests, plugins)."""
+    out: dict[str, GameRules] = {}
+    for part in filter(None, os.environ.get(var, "").split(",")):
+        name, _, target = part.partition("=")
+        module, _, attr = target.partition(":")
+        out[name.strip()] = getattr(
+            importlib.import_module(module.strip()), attr.strip() or "RULES"
+        )
+    return out
+
+
+def occurred_seconds(env: Envelope) -> float | None:
+    """Return an event's append time as a Unix timestamp (None if unreadable)."""
+    try:
+        return dt.datetime.fromisoformat(env.occurred_at).timestamp()
+    except ValueError:
+        return None
+
+
+class Projector:
+    """Applies events to game projections and commits the result to a view store."""
+
+    def __init__(
+        self,
+        store: EventStore,
+        views: ViewStore,
+        games: Mapping[str, GameRules] | None = None,
+        runner: str = "projections",
+        max_cached: int = MAX_CACHED,
+    ) -> None:
+        self.store = store
+        self.views = views
+        self.extra = dict(games or {})
+        self.runner = runner
+        self.max_cached = max_cached
+        self._cache: OrderedDict[str, GameProjection] = OrderedDict()
+        self._rules: dict[str, GameRules | None] = {}
+        self.applied = 0
+        self.last_position = 0
+        self.last_lag = 0.0
+        self.lag_samples: deque[float] = deque(maxlen=SAMPLES)
+
+    def rules_of(self, game: str) -> GameRules | None:
+        """Return the engine of a game kind, or None when this deployment has none."""
+        if game not in self._rules:
+            try:
+                self._rules[game] = load(game, self.extra)
+            except Exception as exc:
+                log.warning("no engine for game kind", extra={"game": game, "error": str(exc)})
+                self._rules[game] = None
+        return self._rules[game]
+
+    async def _get(self, game_id: str) -> GameProjection:
+        """Return a game's projection from the cache or the view store (state unloaded)."""
+        proj = self._cache.get(game_id)
+        if proj is not None:
+            self._cache.move_to_end(game_id)
+            return proj
+        rec = await self.views.load_game(game_id)
+        return GameProjection(game_id) if rec is None else GameProjection.from_record(rec)
+
+    async def _load_state(self, proj: GameProjection) -> GameProjection:
+        """Return proj with its engine state refolded from the event store."""
+        return core.load_state(proj, await self.store.read(proj.game_stream, 1), self.rules_of)
+
+    async def _fill(
+        self, proj: GameProjection, gap: Gap, batch: Batch, changed: set[str]
+    ) -> GameProjection:
+        """Return proj with the events a feed skipped applied, read from the event store."""
+        for env in await self.store.read(gap.stream, gap.have + 1):
+            if env.version >= gap.got:
+                break
+            proj = await self._apply(proj, env, batch, changed)
+        return proj
+
+    async def _apply(
+        self, proj: GameProjection, env: Envelope, batch: Batch, changed: set[str]
+    ) -> GameProjection:
+        """Return proj after env, recovering state or skipped events as needed."""
+        for _ in range(MAX_RECOVERIES):
+            try:
+                new = core.apply(proj, env, self.rules_of)
+            except NeedsState:
+                proj = await self._load_state(proj)
+                continue
+            except Gap as gap:
+                proj = await self._fill(proj, gap, batch, changed)
+                continue
+            if new is not proj:
+                batch.audit.append((proj.game_id, audit_record(env)))
+                if stream_family(env.stream) == "game":
+                    changed.add(proj.game_id)
+                self.applied += 1
+            return new
+        raise RuntimeError(f"could not apply {env.stream} version {env.version}")
+
+    async def process(
+        self, envs: Sequence[Envelope], checkpoint: tuple[str, str] | None = None
+    ) -> int:
+        """Apply events and commit views, audit records and checkpoint; return events applied."""
+        batch = Batch(checkpoint=checkpoint)
+        touched: dict[str, GameProjection] = {}
+        changed: set[str] = set()
+        before = self.applied
+        for env in envs:
+            game_id = stream_game(env.stream)
+            proj = touched.get(game_id) or await self._get(game_id)
+            touched[game_id] = await self._apply(proj, env, batch, changed)
+        for game_id, proj in touched.items():
+            if proj.events or proj.heads:
+                batch.games[game_id] = proj.to_record()
+            if game_id in changed:
+                seat_views = core.views(proj, self.rules_of)
+                if seat_views:
+                    batch.views[game_id] = {s: canonical_json(v) for s, v in seat_views.items()}
+        try:
+            await self.views.commit(batch)
+        except BaseException:
+            for game_id in touched:
+                self._cache.pop(game_id, None)
+            raise
+        for game_id, proj in touched.items():
+            self._remember(game_id, proj)
+        self._measure(envs, self.applied - before)
+        return self.applied - before
+
+    def _remember(self, game_id: str, proj: GameProjection) -> None:
+        """Cache a projection (ended games drop their engine state), evicting the oldest."""
+        if proj.ended and proj.state_loaded and proj.version:
+            proj = GameProjection.from_record(proj.to_record())
+        self._cache[game_id] = proj
+        self._cache.move_to_end(game_id)
+        while len(self._cache) > self.max_cached:
+            self._cache.popitem(last=False)
+
+    def _measure(self, envs: Sequence[Envelope], applied: int) -> None:
+        """Record append-to-view lag of the batch's events."""
+        if not envs:
+            return
+        now = time.time()
+        APPLIED.labels(self.runner).inc(applied)
+        self.last_position = max(self.last_position, max(e.position for e in envs))
+        for env in envs:
+            at = occurred_seconds(env)
+            if at is not None:
+                lag = max(0.0, now - at)
+                self.lag_samples.append(lag)
+                LAG_SECONDS.labels(self.runner).observe(lag)
+                self.last_lag = lag
+
+    def forget(self) -> None:
+        """Drop every cached projection (the next events reload them)."""
+        self._cache.clear()
+
+    def status(self, lag_events: int, position: int | None = None) -> dict[str, Any]:
+        """Return this runner's status record."""
+        return {
+            "runner": self.runner,
+            "lag_events": int(lag_events),
+            "lag_seconds": round(self.last_lag, 6),
+            "position": int(self.last_position if position is None else position),
+            "applied": self.applied,
+            "updated_at": dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds"),
+        }
+
+    async def report(self, lag_events: int, position: int | None = None) -> dict[str, Any]:
+        """Write this runner's status to the view store; return it."""
+        status = self.status(lag_events, position)
+        await self.views.set_meta(f"status:{self.runner}", canonical_json(status))
+        return status
