@@ -11,6 +11,7 @@ from typing import Annotated
 
 import typer
 
+from services.cli import bench_rules  # noqa: F401  (registers `bench rules`)
 from services.cli.bench import bench_app
 from services.cli.play import play, view
 

@@ -49,7 +49,7 @@ _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def _load(name: str) -> Any:
-    return yaml.load((CARD_DIR / f"{name}.yaml").read_text(), Loader=_LOADER)  # noqa: S506
+    return yaml.load((CARD_DIR / f"{name}.yaml").read_text(), Loader=_LOADER)
 
 
 @cache

@@ -77,7 +77,7 @@ def base_dice(ctx: Ctx, seat: str) -> list[str]:
         if s.var("ch.difficulty") == "hard":
             dice.append("blue")
         return dice + dv.mod_dice(s, DL, "dl_dice", attr)
-    dice = ["white", "white"] + list(dv.character(s, HERO)["attributes"].get(attr, ()))
+    dice = ["white", "white", *dv.character(s, HERO)["attributes"].get(attr, ())]
     if s.var("ch.difficulty") == "easy":
         dice.append("blue")
     return dice + dv.mod_dice(s, HERO, "attribute_dice", attr)

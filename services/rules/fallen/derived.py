@@ -114,7 +114,8 @@ def mod_dice(state: State, seat: str, name: str, attribute: str | None) -> list[
 
 def fortune_limit(state: State, seat: str) -> int:
     """Return how much Fortune a seat may spend on dice in one challenge."""
-    return max(0, int(character(state, seat)["fortune_limit"]) + mod_total(state, seat, "fortune_limit"))
+    base = int(character(state, seat)["fortune_limit"])
+    return max(0, base + mod_total(state, seat, "fortune_limit"))
 
 
 def hand_size(state: State, seat: str) -> int:
@@ -124,7 +125,8 @@ def hand_size(state: State, seat: str) -> int:
 
 def charge_slots(state: State, seat: str) -> int:
     """Return how many Charges fill a seat's Ultimate ability."""
-    return max(1, int(character(state, seat)["charge_slots"]) + mod_total(state, seat, "charge_slots"))
+    base = int(character(state, seat)["charge_slots"])
+    return max(1, base + mod_total(state, seat, "charge_slots"))
 
 
 def armor_card(state: State) -> str | None:
@@ -151,7 +153,8 @@ def power_cost(state: State, seat: str, cid: str) -> int:
     cost = int(light if is_light(state) else dark)
     for owner, src in sources(state):
         for m in src.get("mods", ()):
-            if m["mod"] == "power_cost" and _applies(m, owner, seat, None) and cost >= m.get("min", 0):
+            applies = m["mod"] == "power_cost" and _applies(m, owner, seat, None)
+            if applies and cost >= m.get("min", 0):
                 cost += int(m.get("n", 0))
     return max(0, cost)
 

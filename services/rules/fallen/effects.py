@@ -180,12 +180,14 @@ def _whose(seat: str, arg: Any) -> str:
 
 @op("reroll")
 def _reroll(ctx: Ctx, seat: str, arg: Any, src: str) -> None:
-    ctx.push(("pick_die", {"seat": seat, "whose": _whose(seat, arg), "left": _n(arg), "do": "reroll"}))
+    ctx.push(("pick_die", {"seat": seat, "whose": _whose(seat, arg), "left": _n(arg),
+                           "do": "reroll"}))
 
 
 @op("cancel_die")
 def _cancel_die(ctx: Ctx, seat: str, arg: Any, src: str) -> None:
-    ctx.push(("pick_die", {"seat": seat, "whose": _whose(seat, arg), "left": _n(arg), "do": "cancel"}))
+    ctx.push(("pick_die", {"seat": seat, "whose": _whose(seat, arg), "left": _n(arg),
+                           "do": "cancel"}))
 
 
 @task("pick_die")

@@ -66,7 +66,9 @@ class Ctx:
         self.pending: Args | None = None
 
     # --- events ---------------------------------------------------------
-    def emit(self, type_: str, data: Mapping[str, Any], vis: str | tuple[str, ...] = PUBLIC) -> None:
+    def emit(
+        self, type_: str, data: Mapping[str, Any], vis: str | tuple[str, ...] = PUBLIC
+    ) -> None:
         """Record an event and fold it into the working state."""
         event = Event(type_, dict(data), vis)
         self.state = evolve(self.state, event)

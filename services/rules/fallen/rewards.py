@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from services.rules.fallen.cards import card
 from services.rules.fallen.effects import run_effects
 from services.rules.fallen.flow import Args, Ctx, answer, options, task
@@ -16,9 +18,9 @@ TOKEN_EFFECTS = {
 }
 
 
-def token_effects(seat: str, token: str) -> list[dict[str, object]]:
+def token_effects(seat: str, token: str) -> list[dict[str, Any]]:
     """Return the effects a Reward token gives to the seat claiming it."""
-    out: list[dict[str, object]] = []
+    out: list[dict[str, Any]] = []
     for sym in card(token)["gives"]:
         if sym == "treasure_omen":
             out.append({"gain_treasure": 1} if seat == HERO else {"gain_omen": 1})

@@ -21,7 +21,7 @@ def next_skills(state: State) -> list[str]:
 
 
 def learn(ctx: Ctx, cid: str) -> None:
-    """Put a Skill into play (removing the lower Skill of its group) and run its on-learn effects."""
+    """Put a Skill into play (replacing the lower Skill of its group); run on-learn effects."""
     hero = ctx.state.var("char.hero")
     group = card(cid)["group"]
     for old in ctx.state.zone("hero.skills"):

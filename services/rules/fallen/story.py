@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from services.rules.fallen import derived as dv
 from services.rules.fallen.cards import SHADOW, card
 from services.rules.fallen.effects import run_effects
@@ -72,7 +74,7 @@ def _story_draw(ctx: Ctx, a: Args) -> None:
     ctx.note("story_begins", number=ctx.state.var("story.n"), title=s["title"], intro=s["intro"])
 
 
-def _story(ctx: Ctx) -> dict[str, object]:
+def _story(ctx: Ctx) -> dict[str, Any]:
     return card(ctx.state.zone("story.current")[0])
 
 
@@ -84,26 +86,27 @@ def _offer(ctx: Ctx, a: Args) -> None:
     if ctx.state.var("story.step") >= 4:
         ctx.push(("resolution", {}))
         return
-    keys = list(story["start"] if node is None else story["next"][node])  # type: ignore[index]
+    keys = list(story["start"] if node is None else story["next"][node])
     choices = story["choices"]
     if len(keys) == 1:
-        ctx.note("story_offer", choices=[choices[keys[0]]["name"]], forced=True)  # type: ignore[index]
+        ctx.note("story_offer", choices=[choices[keys[0]]["name"]], forced=True)
         _apply_choice(ctx, keys[0])
         return
-    names = [choices[k]["name"] for k in keys]  # type: ignore[index]
+    names = [choices[k]["name"] for k in keys]
     ctx.note("story_offer", choices=names, forced=False)
-    ctx.ask(HERO, "choose", "story_choice", "choose a path", [("choose", {"choice": n}) for n in names])
+    ctx.ask(HERO, "choose", "story_choice", "choose a path",
+            [("choose", {"choice": n}) for n in names])
 
 
 @answer("story_choice")
 def _story_chosen(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
     choices = _story(ctx)["choices"]
-    key = next(k for k, c in choices.items() if c["name"] == args["choice"])  # type: ignore[attr-defined]
+    key = next(k for k, c in choices.items() if c["name"] == args["choice"])
     _apply_choice(ctx, key)
 
 
 def _apply_choice(ctx: Ctx, key: str) -> None:
-    choice = _story(ctx)["choices"][key]  # type: ignore[index]
+    choice = _story(ctx)["choices"][key]
     step = int(ctx.state.var("story.step")) + 1
     ctx.setv("story.node", key)
     ctx.setv("story.step", step)
@@ -120,7 +123,7 @@ def _apply_choice(ctx: Ctx, key: str) -> None:
 @task("resolution")
 def _resolution(ctx: Ctx, a: Args) -> None:
     """Read the resolution: the hero gains its XP, the Dungeon Lord XP = stories resolved."""
-    res = _story(ctx)["resolutions"][ctx.state.var("story.node")]  # type: ignore[index]
+    res = _story(ctx)["resolutions"][ctx.state.var("story.node")]
     ctx.note("story_resolution", text=res["text"], xp=res["xp"])
     ctx.add("stories", 1, "resolved")
     ctx.add(f"xp.{HERO}", int(res["xp"]), "resolution")

@@ -1,0 +1,328 @@
+"""Verify a finished game from its log alone (pure): the check behind replay, audit and disputes.
+
+Four checks over a game's audit records (any of its streams, in global order):
+1. order and chains: positions rise, each stream runs 1, 2, 3, ... and every hash is the
+   SHA-256 of its record chained to the one before (docs/audit.md);
+2. dice: every die and shuffle re-derives from the revealed seed (docs/fairness.md);
+3. deck: every DeckShuffled is its before list permuted by the same nonce's dice order;
+4. state: the game stream refolds with the engine (old payloads upcast first), every
+   chance answer in it is what the engine decides for the next unused dice draw of that
+   purpose, and the final state hash equals the one GameEnded recorded live.
+The report names the first mismatch in log order: stream, version, what differs.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from services.audit.dicecheck import Problem, check_deck, check_dice, deck_nonces
+from services.dice.ledger import ROLLED, SHUFFLE_DRAWN
+from services.kernel.canonical import GENESIS_HASH, canonical_json
+from services.kernel.envelope import Envelope, normalize_visibility, stream_game
+from services.kernel.games import GAME_CREATED, GAME_ENDED
+from services.projections.core import to_rules_event
+from services.projections.records import HASHED_FIELDS, record_envelope
+from services.projections.upcast import REGISTRY, Upcasters, for_rules
+from services.rules.common.api import CHANCE, Command, Event, GameRules, Setup
+
+RulesOf = Callable[[str], GameRules | None]
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """The first place a check failed: stream, version and what differs."""
+
+    stream: str
+    version: int
+    what: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the mismatch as JSON-ready data."""
+        return {"stream": self.stream, "version": self.version, "what": self.what}
+
+    def __str__(self) -> str:
+        return f"{self.stream} version {self.version}: {self.what}"
+
+
+@dataclass(frozen=True)
+class Report:
+    """What verifying a game found."""
+
+    game_id: str
+    events: int
+    final_state_hash: str
+    chain_ok: bool
+    dice_ok: bool
+    state_ok: bool
+    live_state_hash: str = ""
+    mismatch: Mismatch | None = None
+    mismatches: tuple[Mismatch, ...] = ()
+    unused_draws: tuple[int, ...] = ()
+    commitment: str = ""
+    server_seed: str = ""
+
+    @property
+    def verified(self) -> bool:
+        """Return whether every check passed."""
+        return self.mismatch is None and self.chain_ok and self.dice_ok and self.state_ok
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the report as the JSON object replay --verify prints."""
+        return {
+            "game_id": self.game_id,
+            "events": self.events,
+            "final_state_hash": self.final_state_hash,
+            "chain_ok": self.chain_ok,
+            "dice_ok": self.dice_ok,
+            "verified": self.verified,
+            "state_ok": self.state_ok,
+            "live_state_hash": self.live_state_hash,
+            "mismatch": self.mismatch.to_dict() if self.mismatch else None,
+            "mismatches": [m.to_dict() for m in self.mismatches],
+            "unused_draws": list(self.unused_draws),
+        }
+
+
+@dataclass
+class _Found:
+    """Problems per check, each with the index of its record in log order."""
+
+    chain: list[tuple[int, Mismatch]] = field(default_factory=list)
+    dice: list[tuple[int, Mismatch]] = field(default_factory=list)
+    state: list[tuple[int, Mismatch]] = field(default_factory=list)
+
+
+def parse_records(
+    records: Sequence[Mapping[str, Any]],
+) -> tuple[list[Envelope], list[tuple[int, Mismatch]]]:
+    """Return the envelopes of well-formed records and a mismatch for each malformed one."""
+    envs: list[Envelope] = []
+    bad: list[tuple[int, Mismatch]] = []
+    for i, rec in enumerate(records):
+        missing = [f for f in (*HASHED_FIELDS, "hash") if f not in rec]
+        try:
+            if missing:
+                raise KeyError(", ".join(missing))
+            envs.append(record_envelope(rec))
+        except (KeyError, TypeError, ValueError) as exc:
+            stream = str(rec.get("stream", "?")) if isinstance(rec, Mapping) else "?"
+            version = rec.get("version", 0) if isinstance(rec, Mapping) else 0
+            what = f"record {i + 1} is malformed (missing or bad {exc})"
+            bad.append((i, Mismatch(stream, version if isinstance(version, int) else 0, what)))
+    return envs, bad
+
+
+def check_chains(game_id: str, envs: Sequence[Envelope]) -> list[tuple[int, Mismatch]]:
+    """Return order and hash-chain problems, in log order."""
+    out: list[tuple[int, Mismatch]] = []
+    heads: dict[str, tuple[int, str]] = {}
+    last_position = 0
+    for i, env in enumerate(envs):
+        if stream_game(env.stream) != game_id:
+            out.append((i, Mismatch(env.stream, env.version, f"is not a stream of {game_id}")))
+            continue
+        if env.position:
+            if env.position <= last_position:
+                what = f"out of global order: position {env.position} after {last_position}"
+                out.append((i, Mismatch(env.stream, env.version, what)))
+            last_position = max(last_position, env.position)
+        version, prev = heads.get(env.stream, (0, GENESIS_HASH))
+        if env.version != version + 1:
+            what = f"version {env.version} where {version + 1} was expected (missing or reordered)"
+            out.append((i, Mismatch(env.stream, env.version, what)))
+        elif env.prev_hash != prev:
+            what = "prev_hash is not the hash of the event before it"
+            out.append((i, Mismatch(env.stream, env.version, what)))
+        elif env.hash != env.expected_hash():
+            what = "hash is not the SHA-256 of its record (the event was altered)"
+            out.append((i, Mismatch(env.stream, env.version, what)))
+        heads[env.stream] = (max(version, env.version), env.hash)
+    return out
+
+
+def _same(expected: Sequence[Event], stored: Sequence[Envelope]) -> bool:
+    """Return whether engine events equal stored (upcast) events in type, data, visibility."""
+    if len(expected) != len(stored):
+        return False
+    for ev, env in zip(expected, stored, strict=True):
+        vis = ev.visibility if isinstance(ev.visibility, str) else list(ev.visibility)
+        data = json.loads(canonical_json(dict(ev.data)))
+        if ev.type != env.type or canonical_json(data) != canonical_json(env.data):
+            return False
+        if normalize_visibility(vis) != env.visibility:
+            return False
+    return True
+
+
+def _chance_command(req_kind: str, draw: Envelope) -> Command:
+    """Return the chance command the runner submitted for a dice draw."""
+    d = draw.data
+    if req_kind == "roll":
+        return Command(CHANCE, "roll", {"faces": list(d["results"]), "nonce": d["nonce"]})
+    return Command(CHANCE, "shuffle", {"order": list(d["order"]), "nonce": d["nonce"]})
+
+
+def _fits(req: Any, draw: Envelope) -> bool:
+    """Return whether a dice draw answers a chance request (kind, purpose, dice or count)."""
+    d = draw.data
+    if d.get("purpose") != req.purpose:
+        return False
+    if req.kind == "roll":
+        return draw.type == ROLLED and list(d.get("requested", [])) == list(req.dice)
+    return draw.type == SHUFFLE_DRAWN and d.get("count") == req.count
+
+
+@dataclass
+class _Replay:
+    """The state replay's progress."""
+
+    state: Any
+    used: set[int] = field(default_factory=set)
+    live_hash: str = ""
+    ended: bool = False
+
+
+def replay_state(
+    game_id: str,
+    game_events: Sequence[tuple[int, Envelope]],
+    draws: Mapping[int, Envelope],
+    rules_of: RulesOf,
+    upcasters: Upcasters = REGISTRY,
+) -> tuple[str, str, list[tuple[int, Mismatch]], set[int]]:
+    """Refold the game stream checking chance against the dice; return (final hash,
+    live hash, problems, dice nonces used)."""
+    problems: list[tuple[int, Mismatch]] = []
+    stream = f"game-{game_id}"
+    if not game_events or game_events[0][1].type != GAME_CREATED:
+        return "", "", [(0, Mismatch(stream, 1, "the game stream does not start with GameCreated"))], set()
+    created = game_events[0][1].data
+    rules = rules_of(str(created.get("game", "")))
+    if rules is None:
+        what = f"no engine for game kind {created.get('game')!r} to replay with"
+        return "", "", [(game_events[0][0], Mismatch(stream, 1, what))], set()
+    up = for_rules(rules, upcasters)
+    rp = _Replay(rules.initial_state())
+    events = [(i, up.upcast(env)) for i, env in game_events[1:]]
+    setup = Setup(dict(created.get("seats", {})), dict(created.get("options", {})))
+    try:
+        initial = rules.initial_events(game_id, setup)
+    except Exception as exc:
+        initial = []
+        problems.append((game_events[0][0], Mismatch(stream, 1, f"setup refused: {exc}")))
+    head = [env for _, env in events[: len(initial)]]
+    if initial and not _same(initial, head):
+        i, env = events[0] if events else game_events[0]
+        problems.append((i, Mismatch(stream, env.version, "differs from the engine's setup")))
+    k = 0
+    strict = not problems
+
+    def fold(env: Envelope) -> None:
+        rp.state = rules.evolve(rp.state, to_rules_event(env))
+
+    while k < len(events):
+        i, env = events[k]
+        try:
+            if env.type == GAME_ENDED:
+                rp.ended, rp.live_hash = True, str(env.data.get("state_hash", ""))
+                if k != len(events) - 1:
+                    nxt_i, nxt = events[k + 1]
+                    problems.append((nxt_i, Mismatch(stream, nxt.version, "event after GameEnded")))
+                    strict = False
+                replayed = rules.state_hash(rp.state)
+                if strict and rp.live_hash != replayed:
+                    what = f"state hash differs: live {rp.live_hash}, replay {replayed}"
+                    problems.append((i, Mismatch(stream, env.version, what)))
+                outcome = rules.outcome(rp.state) or {}
+                if strict and env.data.get("outcome") != json.loads(canonical_json(outcome)):
+                    problems.append((i, Mismatch(stream, env.version, "outcome differs")))
+                k += 1
+                continue
+            pending = rules.pending(rp.state) if k >= len(initial) else None
+            if strict and k >= len(initial) and pending is None:
+                problems.append((i, Mismatch(stream, env.version, "event after the game was over")))
+                strict = False
+            if strict and pending is not None and pending.seat == CHANCE and pending.chance:
+                req = pending.chance
+                matched = False
+                for nonce in sorted(draws):
+                    draw = draws[nonce]
+                    if nonce in rp.used or not _fits(req, draw):
+                        continue
+                    try:
+                        expected = rules.decide(rp.state, _chance_command(req.kind, draw))
+                    except Exception:
+                        continue
+                    stored = [e for _, e in events[k : k + len(expected)]]
+                    if expected and _same(expected, stored):
+                        for e in stored:
+                            fold(e)
+                        rp.used.add(nonce)
+                        k += len(expected)
+                        matched = True
+                        break
+                if not matched:
+                    what = f"does not follow from any unused {req.kind} draw for {req.purpose!r}"
+                    problems.append((i, Mismatch(stream, env.version, what)))
+                    strict = False
+                continue
+            fold(env)
+            k += 1
+        except Exception as exc:
+            what = f"the engine cannot apply it ({type(exc).__name__}: {exc})"
+            problems.append((i, Mismatch(stream, env.version, what)))
+            return "", rp.live_hash, problems, rp.used
+    if not rp.ended:
+        last = events[-1][1].version if events else 1
+        problems.append((len(game_events), Mismatch(stream, last, "the game has not ended")))
+    return rules.state_hash(rp.state), rp.live_hash, problems, rp.used
+
+
+def verify_game(
+    game_id: str,
+    records: Sequence[Mapping[str, Any]],
+    rules_of: RulesOf,
+    upcasters: Upcasters = REGISTRY,
+    problems: Sequence[tuple[int, Mismatch]] = (),
+) -> Report:
+    """Return the report of verifying a game from its audit records (in log order)."""
+    envs, bad = parse_records(records)
+    found = _Found(chain=[*problems, *bad])
+    found.chain += check_chains(game_id, envs)
+    index = {(e.stream, e.version): i for i, e in enumerate(envs)}
+
+    def at(p: Problem) -> tuple[int, Mismatch]:
+        return index.get((p.stream, p.version), len(envs)), Mismatch(p.stream, p.version, p.what)
+
+    by_stream: dict[str, list[Envelope]] = {}
+    for env in envs:
+        by_stream.setdefault(env.stream, []).append(env)
+    dice = check_dice(game_id, by_stream.get(f"dice-{game_id}", []))
+    deck_events = by_stream.get(f"deck-{game_id}", [])
+    found.dice += [at(p) for p in dice.problems]
+    found.dice += [at(p) for p in check_deck(deck_events, dice.draws)]
+    game_events = [(i, e) for i, e in enumerate(envs) if e.stream == f"game-{game_id}"]
+    final, live, state_problems, used = replay_state(
+        game_id, game_events, dice.draws, rules_of, upcasters
+    )
+    found.state += state_problems
+    unused = sorted(set(dice.draws) - used - deck_nonces(deck_events))
+    ordered = sorted(
+        [*found.chain, *found.dice, *found.state], key=lambda p: p[0]
+    )
+    return Report(
+        game_id=game_id,
+        events=len(records),
+        final_state_hash=final,
+        chain_ok=not found.chain,
+        dice_ok=not found.dice,
+        state_ok=not found.state,
+        live_state_hash=live,
+        mismatch=ordered[0][1] if ordered else None,
+        mismatches=tuple(m for _, m in ordered[:50]),
+        unused_draws=tuple(unused),
+        commitment=dice.commitment,
+        server_seed=dice.server_seed,
+    )

@@ -1,0 +1,82 @@
+"""Whole games in-process with no services: bots pick legal commands, chance uses the fair scheme.
+
+Used by benchmarks and property tests. Chance answers come from services/dice/fair.py
+with a fixed seed, so a playout is reproducible and uses the same draws the dice
+service would make.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Any
+
+from services.dice import fair
+from services.dice.kinds import catalog, read_composite
+from services.rules.common.api import CHANCE, ChanceRequest, Command, Event, GameRules, Setup
+
+MAX_STEPS = 50_000
+
+
+@dataclass(frozen=True)
+class Playout:
+    """A finished playout: every event, the final state and how many commands it took."""
+
+    events: tuple[Event, ...]
+    state: Any
+    commands: int
+    chance_answers: int
+
+
+def chance_answer(seed: bytes, game_id: str, nonce: int, req: ChanceRequest) -> Command:
+    """Return chance's command for a request, drawn with the fair scheme (pure)."""
+    draws = fair.Draws(seed, game_id, "", nonce)
+    if req.kind == "shuffle":
+        return Command(
+            CHANCE,
+            "shuffle",
+            {"order": fair.shuffle(draws, list(range(req.count))), "nonce": nonce},
+        )
+    faces: list[str] = []
+    for kind in req.dice:
+        parts = catalog().expand(kind)
+        rolled = [catalog().faces[p][draws.uniform(len(catalog().faces[p]))] for p in parts]
+        faces.append(rolled[0] if len(parts) == 1 else read_composite(kind, rolled))
+    return Command(CHANCE, "roll", {"faces": faces, "nonce": nonce})
+
+
+def pick(legal: list[Command], seed: str, step: int) -> Command:
+    """Return one legal command chosen by hashing the seed and step."""
+    digest = hashlib.sha256(f"{seed}:{step}".encode()).digest()
+    return legal[int.from_bytes(digest[:8], "big") % len(legal)]
+
+
+def play(rules: GameRules, setup: Setup, seed: str, game_id: str = "playout") -> Playout:
+    """Play one game to the end with random legal commands; return the playout."""
+    dice_seed = hashlib.sha256(f"dice:{seed}".encode()).digest()
+    events: list[Event] = list(rules.initial_events(game_id, setup))
+    state = rules.initial_state()
+    for ev in events:
+        state = rules.evolve(state, ev)
+    commands = nonce = 0
+    for step in range(MAX_STEPS):
+        pending = rules.pending(state)
+        if pending is None:
+            return Playout(tuple(events), state, commands, nonce)
+        if pending.seat == CHANCE:
+            assert pending.chance is not None
+            command = chance_answer(dice_seed, game_id, nonce, pending.chance)
+            nonce += 1
+        else:
+            legal = rules.legal_commands(state, pending.seat)
+            if not legal:
+                raise AssertionError(
+                    f"seat {pending.seat} must act ({pending.kind}) but has no legal command"
+                )
+            command = pick(legal, seed, step)
+            commands += 1
+        new = rules.decide(state, command)
+        for ev in new:
+            state = rules.evolve(state, ev)
+        events.extend(new)
+    raise AssertionError(f"game did not end within {MAX_STEPS} steps")

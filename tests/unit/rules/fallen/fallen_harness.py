@@ -1,0 +1,144 @@
+"""Test harness for the Fallen engine: a game driver with given-state helpers."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from services.rules.common.api import CHANCE, Command, Event, Setup
+from services.rules.fallen import RULES
+from services.rules.fallen.state import DL, HERO, State
+
+END = ("window_open", {"name": "test_end", "who": HERO})
+
+
+class Game:
+    """A game under test: folds every event, exposes helpers to answer decisions."""
+
+    def __init__(self, hero: str = "merace", dl: str = "archivist", skill: str | None = None,
+                 quest: int = 0, stories: list[str] | None = None) -> None:
+        self.events: list[Event] = list(RULES.initial_events("t", Setup({HERO: "h", DL: "d"})))
+        self.state: State = RULES.initial_state()
+        for e in self.events:
+            self.state = RULES.evolve(self.state, e)
+        self.do(HERO, "choose_hero", character=hero)
+        self.do(DL, "choose_dungeon_lord", character=dl)
+        first = [c.args["skill"] for c in RULES.legal_commands(self.state, HERO)]
+        self.do(HERO, "choose_skill", skill=skill or first[0])
+        while self.pending_kind == "shuffle":
+            if self.pending_data.get("zone") == "story.deck" and stories:
+                self.order_story(stories)
+            self.shuffle()
+        quest_choices = [c.args["choice"] for c in RULES.legal_commands(self.state, HERO)]
+        self.quest_choice = quest_choices[quest]
+
+    # --- driving ------------------------------------------------------------------
+    def send(self, cmd: Command) -> list[Event]:
+        """Decide and fold one command; return its events."""
+        evs = RULES.decide(self.state, cmd)
+        self.fold(evs)
+        return evs
+
+    def fold(self, evs: list[Event]) -> None:
+        """Fold events into the state and record them."""
+        for e in evs:
+            self.state = RULES.evolve(self.state, e)
+        self.events.extend(evs)
+
+    def do(self, seat: str, kind: str, **args: Any) -> list[Event]:
+        """Send a seat's command."""
+        return self.send(Command(seat, kind, args))
+
+    def roll(self, *faces: str) -> list[Event]:
+        """Answer a pending roll with the given faces."""
+        return self.send(Command(CHANCE, "roll", {"faces": list(faces), "nonce": len(self.events)}))
+
+    def shuffle(self, order: list[int] | None = None) -> list[Event]:
+        """Answer a pending shuffle (identity order by default)."""
+        n = int(self.pending_data["count"])
+        return self.send(Command(CHANCE, "shuffle", {"order": order or list(range(n)),
+                                                      "nonce": len(self.events)}))
+
+    def passes(self, limit: int = 50) -> None:
+        """Pass every open priority window until another kind of decision is pending."""
+        for _ in range(limit):
+            if self.pending_kind != "window" or self.pending_data.get("name") == "test_end":
+                return
+            self.do(self.pending_seat, "pass")
+
+    # --- reading -----------------------------------------------------------------
+    @property
+    def pending(self) -> dict[str, Any]:
+        """The pending decision as a dict."""
+        p = self.state.pending_dict()
+        assert p is not None, "game over"
+        return p
+
+    @property
+    def pending_kind(self) -> str:
+        return str(self.pending["kind"])
+
+    @property
+    def pending_seat(self) -> str:
+        return str(self.pending["seat"])
+
+    @property
+    def pending_data(self) -> dict[str, Any]:
+        return dict(self.pending["data"])
+
+    def legal(self, seat: str | None = None) -> list[tuple[str, dict[str, Any]]]:
+        """Return the legal answers (kind, args) of the pending seat."""
+        return [(c.kind, dict(c.args)) for c in
+                RULES.legal_commands(self.state, seat or self.pending_seat)]
+
+    def count(self, key: str) -> int:
+        return self.state.count(key)
+
+    def zone(self, name: str) -> tuple[str, ...]:
+        return self.state.zone(name)
+
+    # --- givens ------------------------------------------------------------------
+    def patch(self, type_: str, **data: Any) -> None:
+        """Fold a synthetic event (to set up a given state)."""
+        self.fold([Event(type_, data, "nobody")])
+
+    def put(self, card: str, zone: str, bottom: bool = False) -> None:
+        """Move a card from wherever it is to a zone (top by default)."""
+        src = self.state.where(card)
+        assert src is not None, card
+        self.patch("card_moved", card=card, **{"from": src, "to": zone, "bottom": bottom})
+
+    def set(self, key: str, value: int) -> None:
+        """Set a counter."""
+        self.patch("counter_changed", key=key, delta=value - self.state.count(key))
+
+    def setv(self, key: str, value: Any) -> None:
+        """Set a var."""
+        self.patch("var_set", key=key, value=value)
+
+    def order_story(self, first: list[str]) -> None:
+        """Put the given Story cards on top of the story deck, in order."""
+        for sid in reversed(first):
+            self.put(sid, "story.deck")
+
+    def run_tasks(self, *tasks: tuple[str, dict[str, Any]]) -> None:
+        """Replace the task queue with tasks (plus a final test window) and start them."""
+        queue = [[n, a] for n, a in (*tasks, END)]
+        pending = {"seat": HERO, "kind": "window", "prompt": "test",
+                   "data": {"resume": "window", "name": "test_start", "passes": 1, "who": HERO}}
+        self.patch("flow", tasks=queue, pending=pending)
+        self.do(HERO, "pass")
+
+    def challenge(self, attribute: str = "strength", **extra: Any) -> None:
+        """Start a lone story challenge (no purchases afterwards) and stop at the first decision."""
+        self.run_tasks(("challenge", {"kind": "story", "attribute": attribute, "last": True,
+                                      **extra}))
+
+    def notes(self, type_: str) -> list[dict[str, Any]]:
+        """Return the data of recorded events of a type."""
+        return [dict(e.data) for e in self.events if e.type == type_]
+
+
+def dumps(obj: Any) -> str:
+    """Canonical JSON (for comparisons in tests)."""
+    return json.dumps(obj, sort_keys=True)
