@@ -5,8 +5,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
+from typing import Any
 
 import grpc
 
@@ -25,7 +26,7 @@ from services.rules.service import mount as rules_mount
 log = logging.getLogger("fallen.app")
 
 ALL = "all"
-SINGLE_SERVICES = ("dice", "deck", "rules", "rules-fallen", "relay")
+SINGLE_SERVICES = ("dice", "deck", "rules", "rules-fallen", "relay", "projections")
 RULES_POOLS = {"rules": None, "rules-fallen": ("fallen",)}
 
 
@@ -67,7 +68,7 @@ async def serve(
     address: str,
     service: str = ALL,
     dice_addr: str | None = None,
-    background: list[Callable[[], Awaitable[None]]] | None = None,
+    background: list[Callable[[], Coroutine[Any, Any, None]]] | None = None,
     extra_games: dict[str, GameRules] | None = None,
 ) -> Backend:
     """Start serving one service (or all) on address; return the running backend."""
@@ -81,6 +82,8 @@ async def serve(
         mounts.append(dice_mount(DiceEngine(store)))
     elif service == "relay":
         pass  # health and metrics only; the relay itself runs as a background job
+    elif service == "projections":
+        pass  # the read API and its runners are added below
     elif service == "deck" or service in RULES_POOLS:
         if not dice_addr:
             raise ValueError(f"the {service} service alone needs --dice HOST:PORT")
@@ -94,6 +97,12 @@ async def serve(
             mounts.append(rules_mount(runner))
     else:
         raise ValueError(f"unknown service {service!r}; choose all or one of {SINGLE_SERVICES}")
+    if service in (ALL, "projections"):
+        from services.projections.wiring import projections
+
+        proj_mount, proj_job = projections(store, extra_games)
+        mounts.append(proj_mount)
+        background = [*(background or []), proj_job]
     running = await start_server(mounts, address)
     tasks = [asyncio.create_task(job()) for job in background or []]
     log.info("serving", extra={"service": service, "address": address, "port": running.port})

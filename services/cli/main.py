@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
 import signal
-from collections.abc import Awaitable, Callable
-from typing import Annotated
+from collections.abc import Callable, Coroutine
+from typing import Annotated, Any
 
 import typer
 
@@ -45,6 +46,9 @@ def serve(
         int, typer.Option(envvar="FALLEN_METRICS_PORT", help="Prometheus /metrics port, 0 = off")
     ] = 9100,
     log_level: Annotated[str, typer.Option(envvar="FALLEN_LOG_LEVEL")] = "INFO",
+    shard: Annotated[
+        int | None, typer.Option(envvar="FALLEN_SHARD", help="relay: the one shard to relay")
+    ] = None,
 ) -> None:
     """Serve every service on one address, or one service alone."""
     from services.kernel.auth import jwt_secret
@@ -61,23 +65,28 @@ def serve(
         from prometheus_client import start_http_server
 
         start_http_server(metrics_port, addr=address.rsplit(":", 1)[0])
-    asyncio.run(_serve(service, address, store, stream, dice))
+    asyncio.run(_serve(service, address, store, stream, dice, shard))
 
 
-async def _serve(service: str, address: str, store_url: str, stream: str, dice: str | None) -> None:
+async def _serve(
+    service: str, address: str, store_url: str, stream: str, dice: str | None, shard: int | None
+) -> None:
     from services.app import serve as start
     from services.kernel.store.factory import open_store
 
     store = open_store(store_url)
-    background: list[Callable[[], Awaitable[None]]] = []
+    background: list[Callable[[], Coroutine[Any, Any, None]]] = []
     stop = asyncio.Event()
     if service == "relay" and not stream.startswith("kafka://"):
         raise typer.BadParameter("the relay service needs --stream kafka://HOST:PORT")
     if stream.startswith("kafka://") and service in ("all", "relay"):
         from services.kernel.stream.kafka_relay import KafkaRelay
 
-        relay = KafkaRelay(store, stream.removeprefix("kafka://"))
-        background.append(lambda: relay.run_forever(stop))
+        bootstrap = stream.removeprefix("kafka://")
+        shards = [shard] if shard is not None else list(range(getattr(store, "shards", 1)))
+        for n in shards:
+            relay = KafkaRelay(store, bootstrap, shard=n)
+            background.append(functools.partial(relay.run_forever, stop))
     elif stream not in ("memory", "redis"):
         raise typer.BadParameter(
             f"--stream must be memory, redis or kafka://HOST:PORT, not {stream}"

@@ -324,3 +324,40 @@ async def test_given_two_processes_on_one_sqlite_file_then_no_event_is_lost_or_d
         assert positions == list(range(1, 4 * n + 1))
     finally:
         await store.close()
+
+
+async def test_given_a_sharded_redis_store_when_one_relay_runs_per_shard_then_kafka_gets_all(
+    redis_url: str, kafka_bootstrap: str
+) -> None:
+    from services.kernel.store.redis import RedisEventStore, shard_of
+
+    prefix = f"sh{uuid.uuid4().hex[:8]}"
+    topics = f"{prefix}.events."
+    store = RedisEventStore(redis_url, shards=3, prefix=prefix)
+    try:
+        # given events of many games spread over three shards
+        for g in range(12):
+            await store.append(f"game-x{g}", 0, [NewEvent("Made", {"g": g})])
+            await store.append(f"dice-x{g}", 0, [NewEvent("Rolled", {"g": g})])
+        used = {shard_of(f"game-x{g}", 3) for g in range(12)}
+        assert len(used) > 1
+        # when one relay per shard runs to the end of its feed
+        for shard in range(3):
+            relay = KafkaRelay(store, kafka_bootstrap, topic_prefix=topics, shard=shard)
+            while await relay.run_once(max_events=4) > 0:
+                pass
+            await relay.close()
+        # then every event of every shard reached Kafka exactly as stored
+        expected = {}
+        for g in range(12):
+            for stream in (f"game-x{g}", f"dice-x{g}"):
+                for env in await store.read(stream):
+                    expected[key(env)] = env.hash
+        feed = KafkaFeed(kafka_bootstrap, ["game", "dice"], f"g-{prefix}", topic_prefix=topics)
+        try:
+            seen, _ = await take_distinct(feed, set(expected))
+        finally:
+            await feed.close()
+        assert seen == set(expected)
+    finally:
+        await store.close()

@@ -22,7 +22,7 @@ class KafkaRelay:
     The checkpoint (last relayed position, in store meta) is written only after the
     broker acknowledged every event up to it, so a crash re-sends at most one batch:
     consumers must dedupe by (stream, version). With a sharded Redis store, run one relay
-    per shard, each with its own checkpoint key.
+    per shard (shard=N); each keeps its own checkpoint key.
     """
 
     def __init__(
@@ -31,10 +31,12 @@ class KafkaRelay:
         bootstrap: str,
         checkpoint_key: str = "relay:kafka",
         topic_prefix: str = TOPIC_PREFIX,
+        shard: int = 0,
     ) -> None:
         self._store = store
         self._bootstrap = bootstrap
-        self._checkpoint_key = checkpoint_key
+        self._shard = shard
+        self._checkpoint_key = checkpoint_key if shard == 0 else f"{checkpoint_key}:s{shard}"
         self._prefix = topic_prefix
         self._producer: AIOKafkaProducer | None = None
         self._topics: set[str] = set()
@@ -57,13 +59,19 @@ class KafkaRelay:
         raw = await self._store.get_meta(self._checkpoint_key)
         return int(raw or 0)
 
+    async def _read(self, start: int, limit: int) -> list[Envelope]:
+        """Return the relayed shard's feed from start (shard 0: the store's default feed)."""
+        if self._shard == 0:
+            return await self._store.read_all(start, limit)
+        return await self._store.read_all(start, limit, shard=self._shard)  # type: ignore[call-arg]
+
     def _topic(self, env: Envelope) -> str:
         return topic_for(stream_family(env.stream), self._prefix)
 
     async def run_once(self, max_events: int = BATCH) -> int:
         """Relay up to max_events events after the checkpoint; return how many were sent."""
         start = await self.checkpoint() + 1
-        batch = await self._store.read_all(start, max_events)
+        batch = await self._read(start, max_events)
         if not batch:
             return 0
         new_topics = {self._topic(env) for env in batch} - self._topics

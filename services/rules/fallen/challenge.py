@@ -55,12 +55,11 @@ def _challenge(ctx: Ctx, a: Args) -> None:
     ]
     if final:
         steps += [("fb_claim", {}), ("tokens", {"role": "loser"}), ("replace_dead", {}),
-                  ("purchases", {}), ("upgrades", {})]
+                  ("challenge_end", {}), ("purchases", {}), ("upgrades", {})]
     else:
-        steps += [("tokens", {"role": "loser"}), ("replace_dead", {})]
+        steps += [("tokens", {"role": "loser"}), ("replace_dead", {}), ("challenge_end", {})]
         if not a.get("last"):
             steps += [("upgrades", {}), ("purchases", {})]
-    steps.append(("challenge_end", {}))
     ctx.push(*steps)
 
 

@@ -106,8 +106,8 @@ def _upgraded(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
         ctx.add(f"xp.{HERO}", 1, "wounded creature upgraded")
     was_exhausted = cid in ctx.state.exhausted
     ctx.exhaust(cid, False)
-    ctx.move(cid, f"slot.{slot}", f"creature.{level}.deck", bottom=True)
     ctx.note("creature_upgraded", slot=slot, creature=cid)
+    ctx.move(cid, f"slot.{slot}", f"creature.{level}.deck", bottom=True)
     _draw_creature(ctx, level + 1, slot, was_exhausted)
     ctx.push(("upgrades", {}))
 

@@ -63,5 +63,5 @@ def _pick_destroy(ctx: Ctx, a: Args) -> None:
 
 @answer("lose_equipment")
 def _lost(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
-    leave_play(ctx, args["card"])
     ctx.note("equipment_lost", card=args["card"])
+    leave_play(ctx, args["card"])

@@ -1,0 +1,264 @@
+"""The ProjectionService gRPC adapter: views, seat feeds, audit logs, disputes, lag."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
+
+import grpc
+from fallen.projections.v1 import projections_pb2 as pb
+from fallen.projections.v1 import projections_pb2_grpc as pb_grpc
+
+from services.audit import disputes
+from services.audit.logfile import store_records
+from services.audit.verify import Report, verify_game
+from services.kernel.auth import Principal, principal_from_metadata
+from services.kernel.canonical import canonical_json
+from services.kernel.envelope import NOBODY, visible_to
+from services.kernel.errors import DomainError, InvalidArgument, NotFound, PermissionDenied
+from services.kernel.games import check_game_id, game_ended, game_info
+from services.kernel.grpcx.rpc import rpc, status_for
+from services.kernel.grpcx.server import Mount
+from services.kernel.store.base import EventStore
+from services.projections.records import GAME_FAMILIES, game_streams
+from services.projections.viewstore import ViewRecord, ViewStore
+from services.rules.common.api import CHANCE, GameRules
+from services.rules.registry import load
+
+SERVICE_NAME = pb.DESCRIPTOR.services_by_name["ProjectionService"].full_name
+DEFAULT_WAIT_MS = 2000
+MAX_WAIT_MS = 10_000
+WATCH_POLL_S = 0.25
+DEFAULT_LIMIT = 1000
+MAX_LIMIT = 5000
+
+
+class ProjectionServicer(pb_grpc.ProjectionServiceServicer):
+    """Reads views and audit records from the view store; feeds and disputes from the store."""
+
+    def __init__(
+        self, store: EventStore, views: ViewStore, games: Mapping[str, GameRules] | None = None
+    ) -> None:
+        self.store = store
+        self.views = views
+        self.games = dict(games or {})
+
+    def rules_of(self, game: str) -> GameRules | None:
+        """Return the engine of a game kind, or None."""
+        try:
+            return load(game, self.games)
+        except Exception:
+            return None
+
+    async def _seats(self, game_id: str) -> dict[str, str]:
+        """Return a game's seats (seat -> player); raise NotFound for an unknown game."""
+        check_game_id(game_id)
+        rec = await self.views.load_game(game_id)
+        if rec and rec.get("seats"):
+            return dict(rec["seats"])
+        return dict((await game_info(self.store, game_id)).get("seats", {}))
+
+    async def _reader(
+        self, game_id: str, principal: Principal, seat: str, spectator_ok: bool = True
+    ) -> str | None:
+        """Return the seat the caller reads as (None = spectator), or raise."""
+        seats = await self._seats(game_id)
+        if not seat:
+            if spectator_ok:
+                return None
+            raise InvalidArgument("seat", "is required")
+        if seat == CHANCE or seat not in seats:
+            raise InvalidArgument("seat", f"game {game_id!r} has no seat {seat!r}; seats: {sorted(seats)}")
+        if not principal.is_service and seats[seat] != principal.subject:
+            raise PermissionDenied(f"seat {seat!r} of game {game_id!r} is not yours")
+        return seat
+
+    async def _view(self, game_id: str, seat: str | None, min_version: int, wait_ms: int) -> ViewRecord:
+        """Return the stored view, waiting up to wait_ms for min_version (or for any view)."""
+        key = seat or ""
+        deadline = time.monotonic() + min(wait_ms or DEFAULT_WAIT_MS, MAX_WAIT_MS) / 1000
+        while True:
+            rec = await self.views.get_view(game_id, key)
+            if rec is not None and rec.version >= min_version:
+                return rec
+            left = deadline - time.monotonic()
+            if left <= 0:
+                if rec is not None:
+                    return rec
+                raise NotFound(f"the projections have not reached game {game_id!r} yet; retry")
+            await self.views.wait_change(game_id, min(left, WATCH_POLL_S))
+
+    @rpc
+    async def GetView(
+        self, request: pb.GetViewRequest, context: grpc.aio.ServicerContext, principal: Principal
+    ) -> pb.GetViewResponse:
+        """Return a seat's view or the spectator view, with its version."""
+        seat = await self._reader(request.game_id, principal, request.seat)
+        rec = await self._view(request.game_id, seat, request.min_version, request.wait_ms)
+        return pb.GetViewResponse(
+            game_id=rec.game_id, seat=rec.seat, version=rec.version, view_json=rec.view_json, ended=rec.ended
+        )
+
+    async def WatchView(
+        self, request: pb.WatchViewRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[pb.WatchViewResponse]:
+        """Push the view each time its version moves past after_version; end after the game."""
+        try:
+            principal = principal_from_metadata(context.invocation_metadata())
+            seat = await self._reader(request.game_id, principal, request.seat)
+        except DomainError as exc:
+            await context.abort(status_for(exc), str(exc))
+            return
+        last = request.after_version
+        key = seat or ""
+        while True:
+            rec = await self.views.get_view(request.game_id, key)
+            if rec is not None and rec.version > last:
+                last = rec.version
+                yield pb.WatchViewResponse(
+                    game_id=rec.game_id,
+                    seat=rec.seat,
+                    version=rec.version,
+                    view_json=rec.view_json,
+                    ended=rec.ended,
+                )
+            if rec is not None and rec.ended and rec.version <= last:
+                return
+            await self.views.wait_change(request.game_id, WATCH_POLL_S)
+
+    @rpc
+    async def ReadEvents(
+        self, request: pb.ReadEventsRequest, context: grpc.aio.ServicerContext, principal: Principal
+    ) -> pb.ReadEventsResponse:
+        """Return a page of one game stream's events that the caller's seat may see."""
+        family = request.stream or "game"
+        if family not in GAME_FAMILIES:
+            raise InvalidArgument("stream", f"must be one of {', '.join(GAME_FAMILIES)}")
+        seat = await self._reader(request.game_id, principal, request.seat)
+        limit = min(request.limit or DEFAULT_LIMIT, MAX_LIMIT)
+        stream = f"{family}-{request.game_id}"
+        envs = await self.store.read(stream, max(1, request.from_version))
+        out: list[pb.SeatEvent] = []
+        next_version = max(1, request.from_version)
+        for env in envs:
+            if len(out) >= limit:
+                break
+            next_version = env.version + 1
+            if env.visibility == NOBODY or not visible_to(env.visibility, seat):
+                continue
+            out.append(
+                pb.SeatEvent(
+                    stream=env.stream,
+                    version=env.version,
+                    position=env.position,
+                    type=env.type,
+                    schema_version=env.schema_version,
+                    data_json=canonical_json(env.data),
+                    occurred_at=env.occurred_at,
+                    visibility_json=canonical_json(env.visibility),
+                )
+            )
+        head = envs[-1].version if envs else await self.store.version(stream)
+        return pb.ReadEventsResponse(events=out, head_version=head, next_version=next_version)
+
+    async def _finished_for(self, game_id: str, principal: Principal) -> None:
+        """Raise unless the game is over and the caller is a seated player or a service."""
+        seats = await self._seats(game_id)
+        if not principal.is_service and principal.subject not in seats.values():
+            raise PermissionDenied(f"only the players of game {game_id!r} may read its audit log")
+        if not await game_ended(self.store, game_id):
+            raise disputes.not_finished(game_id)
+
+    async def _audit_records(self, game_id: str) -> list[dict[str, Any]]:
+        """Return the audit records from the projection if complete, else from the store."""
+        rec = await self.views.load_game(game_id)
+        heads = (rec or {}).get("heads", {})
+        complete = True
+        for stream in game_streams(game_id):
+            if int(heads.get(stream, [0])[0]) != await self.store.version(stream):
+                complete = False
+                break
+        if complete and rec is not None:
+            return await self.views.read_audit(game_id)
+        return await store_records(self.store, game_id)
+
+    @rpc
+    async def ReadAuditLog(
+        self, request: pb.ReadAuditLogRequest, context: grpc.aio.ServicerContext, principal: Principal
+    ) -> pb.ReadAuditLogResponse:
+        """Return a finished game's audit log with its chain and dice check results."""
+        await self._finished_for(request.game_id, principal)
+        records = await self._audit_records(request.game_id)
+        report: Report = await asyncio.to_thread(verify_game, request.game_id, records, self.rules_of)
+        resp = pb.ReadAuditLogResponse(
+            game_id=request.game_id,
+            records=[pb.AuditRecord(record_json=canonical_json(r)) for r in records],
+            commitment=report.commitment,
+            server_seed=report.server_seed,
+            chain_ok=report.chain_ok,
+            dice_ok=report.dice_ok,
+        )
+        if report.mismatch is not None:
+            m = report.mismatch
+            resp.mismatch.CopyFrom(pb.Mismatch(stream=m.stream, version=m.version, what=m.what))
+        return resp
+
+    @rpc
+    async def OpenDispute(
+        self, request: pb.OpenDisputeRequest, context: grpc.aio.ServicerContext, principal: Principal
+    ) -> pb.OpenDisputeResponse:
+        """Verify a finished game for one of its players and record the ruling."""
+        seat = await self._reader(request.game_id, principal, request.seat, spectator_ok=False)
+        assert seat is not None
+        ruling = await disputes.open_dispute(
+            self.store,
+            request.game_id,
+            seat,
+            principal.subject,
+            request.reason,
+            request.command_id,
+            self.rules_of,
+        )
+        return pb.OpenDisputeResponse(
+            dispute_id=ruling.dispute_id,
+            verified=ruling.verified,
+            report_json=json.dumps(ruling.report, sort_keys=True),
+            version=ruling.version,
+            deduplicated=ruling.deduplicated,
+        )
+
+    @rpc
+    async def GetProjectionStatus(
+        self,
+        request: pb.GetProjectionStatusRequest,
+        context: grpc.aio.ServicerContext,
+        principal: Principal,
+    ) -> pb.GetProjectionStatusResponse:
+        """Return every runner's last reported status."""
+        items = await self.views.meta_items("status:")
+        runners = []
+        for raw in items.values():
+            s = json.loads(raw)
+            runners.append(
+                pb.RunnerStatus(
+                    runner=s["runner"],
+                    lag_events=int(s["lag_events"]),
+                    lag_seconds=float(s["lag_seconds"]),
+                    position=int(s["position"]),
+                    updated_at=s["updated_at"],
+                    applied=int(s.get("applied", 0)),
+                )
+            )
+        return pb.GetProjectionStatusResponse(runners=runners)
+
+
+def mount(store: EventStore, views: ViewStore, games: Mapping[str, GameRules] | None = None) -> Mount:
+    """Return the ProjectionService ready to add to a server."""
+    return Mount(
+        pb_grpc.add_ProjectionServiceServicer_to_server,
+        ProjectionServicer(store, views, games),
+        SERVICE_NAME,
+    )
