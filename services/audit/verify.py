@@ -197,7 +197,12 @@ def replay_state(
     problems: list[tuple[int, Mismatch]] = []
     stream = f"game-{game_id}"
     if not game_events or game_events[0][1].type != GAME_CREATED:
-        return "", "", [(0, Mismatch(stream, 1, "the game stream does not start with GameCreated"))], set()
+        return (
+            "",
+            "",
+            [(0, Mismatch(stream, 1, "the game stream does not start with GameCreated"))],
+            set(),
+        )
     created = game_events[0][1].data
     rules = rules_of(str(created.get("game", "")))
     if rules is None:
@@ -309,9 +314,7 @@ def verify_game(
     )
     found.state += state_problems
     unused = sorted(set(dice.draws) - used - deck_nonces(deck_events))
-    ordered = sorted(
-        [*found.chain, *found.dice, *found.state], key=lambda p: p[0]
-    )
+    ordered = sorted([*found.chain, *found.dice, *found.state], key=lambda p: p[0])
     return Report(
         game_id=game_id,
         events=len(records),

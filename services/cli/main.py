@@ -15,11 +15,14 @@ import typer
 from services.cli import bench_rules  # noqa: F401  (registers `bench rules`)
 from services.cli.bench import bench_app
 from services.cli.play import play, view
+from services.projections import bench as _pbench  # noqa: F401  (bench projections, replay)
+from services.projections.cli import register as register_projections
 
 app = typer.Typer(help="Run and operate the Fallen backend.", no_args_is_help=True)
 app.add_typer(bench_app, name="bench")
 app.command()(play)
 app.command()(view)
+register_projections(app)  # replay, audit export, projections
 
 DEFAULT_ADDRESS = "127.0.0.1:50051"
 

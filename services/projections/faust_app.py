@@ -145,6 +145,7 @@ def make_app(cfg: FaustConfig) -> faust.App:
         except Exception:
             log.exception("could not write the projection status")
 
+    app.fallen_projector = projector  # type: ignore[attr-defined]  # tests reach the projector
     return app
 
 

@@ -41,6 +41,7 @@ LAG_SECONDS = Histogram(
 MAX_CACHED = 2000
 MAX_RECOVERIES = 8
 SAMPLES = 200_000
+STATUS_SAMPLES = 10_000
 
 
 def extra_games_from_env(var: str = "FALLEN_EXTRA_GAMES") -> dict[str, GameRules]:
@@ -198,12 +199,22 @@ class Projector:
         """Drop every cached projection (the next events reload them)."""
         self._cache.clear()
 
+    def lag_quantiles(self, last: int = STATUS_SAMPLES) -> tuple[float, float]:
+        """Return (p50, p99) in seconds of the last append-to-view lags (0 when none)."""
+        recent = sorted(list(self.lag_samples)[-last:])
+        if not recent:
+            return 0.0, 0.0
+        return recent[len(recent) // 2], recent[min(len(recent) - 1, int(0.99 * len(recent)))]
+
     def status(self, lag_events: int, position: int | None = None) -> dict[str, Any]:
         """Return this runner's status record."""
+        p50, p99 = self.lag_quantiles()
         return {
             "runner": self.runner,
             "lag_events": int(lag_events),
             "lag_seconds": round(self.last_lag, 6),
+            "lag_p50_s": round(p50, 6),
+            "lag_p99_s": round(p99, 6),
             "position": int(self.last_position if position is None else position),
             "applied": self.applied,
             "updated_at": dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds"),

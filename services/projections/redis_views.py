@@ -53,12 +53,12 @@ class RedisViewStore:
             rec = batch.games[game_id]
             version = int(rec["heads"].get(f"game-{game_id}", [0])[0])
             ended = bool(rec.get("ended"))
-            mapping = {
+            mapping: dict[Any, Any] = {
                 seat: json.dumps({"version": version, "ended": ended, "view": view})
                 for seat, view in seats.items()
             }
             pipe.hset(self._key(game_id, "views"), mapping=mapping)
-        by_game: dict[str, dict[str, str]] = {}
+        by_game: dict[str, dict[Any, Any]] = {}
         for game_id, rec in batch.audit:
             field = f"{rec['stream']} {rec['version']}"
             by_game.setdefault(game_id, {})[field] = canonical_json(rec)

@@ -175,9 +175,9 @@ class RedisGroupRunner:
         start = "0-0"
         while True:
             reply = await self._redis.xautoclaim(
-                self.key, self.group, self.consumer, 0, start, count=self.batch, justid=True
+                self.key, self.group, self.consumer, 0, start, count=self.batch
             )
-            start = str(reply[0])
+            start = str(reply[0])  # (justid=True would drop this cursor in redis-py)
             if start == "0-0":
                 return
 

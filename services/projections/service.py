@@ -71,12 +71,16 @@ class ProjectionServicer(pb_grpc.ProjectionServiceServicer):
                 return None
             raise InvalidArgument("seat", "is required")
         if seat == CHANCE or seat not in seats:
-            raise InvalidArgument("seat", f"game {game_id!r} has no seat {seat!r}; seats: {sorted(seats)}")
+            raise InvalidArgument(
+                "seat", f"game {game_id!r} has no seat {seat!r}; seats: {sorted(seats)}"
+            )
         if not principal.is_service and seats[seat] != principal.subject:
             raise PermissionDenied(f"seat {seat!r} of game {game_id!r} is not yours")
         return seat
 
-    async def _view(self, game_id: str, seat: str | None, min_version: int, wait_ms: int) -> ViewRecord:
+    async def _view(
+        self, game_id: str, seat: str | None, min_version: int, wait_ms: int
+    ) -> ViewRecord:
         """Return the stored view, waiting up to wait_ms for min_version (or for any view)."""
         key = seat or ""
         deadline = time.monotonic() + min(wait_ms or DEFAULT_WAIT_MS, MAX_WAIT_MS) / 1000
@@ -99,7 +103,11 @@ class ProjectionServicer(pb_grpc.ProjectionServiceServicer):
         seat = await self._reader(request.game_id, principal, request.seat)
         rec = await self._view(request.game_id, seat, request.min_version, request.wait_ms)
         return pb.GetViewResponse(
-            game_id=rec.game_id, seat=rec.seat, version=rec.version, view_json=rec.view_json, ended=rec.ended
+            game_id=rec.game_id,
+            seat=rec.seat,
+            version=rec.version,
+            view_json=rec.view_json,
+            ended=rec.ended,
         )
 
     async def WatchView(
@@ -187,12 +195,17 @@ class ProjectionServicer(pb_grpc.ProjectionServiceServicer):
 
     @rpc
     async def ReadAuditLog(
-        self, request: pb.ReadAuditLogRequest, context: grpc.aio.ServicerContext, principal: Principal
+        self,
+        request: pb.ReadAuditLogRequest,
+        context: grpc.aio.ServicerContext,
+        principal: Principal,
     ) -> pb.ReadAuditLogResponse:
         """Return a finished game's audit log with its chain and dice check results."""
         await self._finished_for(request.game_id, principal)
         records = await self._audit_records(request.game_id)
-        report: Report = await asyncio.to_thread(verify_game, request.game_id, records, self.rules_of)
+        report: Report = await asyncio.to_thread(
+            verify_game, request.game_id, records, self.rules_of
+        )
         resp = pb.ReadAuditLogResponse(
             game_id=request.game_id,
             records=[pb.AuditRecord(record_json=canonical_json(r)) for r in records],
@@ -208,7 +221,10 @@ class ProjectionServicer(pb_grpc.ProjectionServiceServicer):
 
     @rpc
     async def OpenDispute(
-        self, request: pb.OpenDisputeRequest, context: grpc.aio.ServicerContext, principal: Principal
+        self,
+        request: pb.OpenDisputeRequest,
+        context: grpc.aio.ServicerContext,
+        principal: Principal,
     ) -> pb.OpenDisputeResponse:
         """Verify a finished game for one of its players and record the ruling."""
         seat = await self._reader(request.game_id, principal, request.seat, spectator_ok=False)
@@ -255,7 +271,9 @@ class ProjectionServicer(pb_grpc.ProjectionServiceServicer):
         return pb.GetProjectionStatusResponse(runners=runners)
 
 
-def mount(store: EventStore, views: ViewStore, games: Mapping[str, GameRules] | None = None) -> Mount:
+def mount(
+    store: EventStore, views: ViewStore, games: Mapping[str, GameRules] | None = None
+) -> Mount:
     """Return the ProjectionService ready to add to a server."""
     return Mount(
         pb_grpc.add_ProjectionServiceServicer_to_server,

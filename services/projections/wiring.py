@@ -11,7 +11,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping
+from typing import Any
 
 from services.kernel.grpcx.server import Mount
 from services.kernel.store.base import EventStore
@@ -55,7 +56,7 @@ def runners_for(
 
 def projections(
     store: EventStore, extra_games: Mapping[str, GameRules] | None = None
-) -> tuple[Mount, Callable[[], Awaitable[None]]]:
+) -> tuple[Mount, Callable[[], Coroutine[Any, Any, None]]]:
     """Return the ProjectionService mount and the background job that runs the runners."""
     games = {**extra_games_from_env(), **(extra_games or {})}
     views = default_views(store)

@@ -72,3 +72,30 @@ async def advance(runner: GameRunner, game_id: str, rng: random.Random, steps: i
         legal = loaded.rules.legal_commands(loaded.state, pending.seat)
         loaded, _ = await runner.submit(game_id, rng.choice(legal))
     return loaded.ended
+
+
+def rechain(records: list[dict[str, Any]], stream: str) -> list[dict[str, Any]]:
+    """Return records with one stream's hashes recomputed (a forger's consistent chain)."""
+    from services.kernel.canonical import GENESIS_HASH, chain_hash
+
+    out: list[dict[str, Any]] = []
+    prev = GENESIS_HASH
+    for rec in records:
+        rec = dict(rec)
+        if rec["stream"] == stream:
+            rec["prev_hash"] = prev
+            rec["hash"] = chain_hash(
+                rec["stream"], rec["version"], rec["type"], rec["visibility"], rec["data"], prev
+            )
+            prev = rec["hash"]
+        out.append(rec)
+    return out
+
+
+async def finished_game(
+    store: EventStore, game: str = "toy", game_id: str = "t1", seed: int = 1
+) -> GameRunner:
+    """Play one game to its end in store; return the runner used."""
+    runner = runner_for(store)
+    assert await play(runner, game, game_id, random.Random(seed))
+    return runner

@@ -50,7 +50,7 @@ def _equipped(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
         leave_play(ctx, old)
     ctx.move(new, "hero.new_treasure", "hero.equipment")
     ctx.exhaust(new, False)
-    ctx.note("equipped", card=new, replaced=old)
+    ctx.note("equipped", card=new)
 
 
 @task("pick_destroy")

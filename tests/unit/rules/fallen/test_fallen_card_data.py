@@ -132,25 +132,25 @@ def test_ids_are_unique_across_files() -> None:
     assert len(ids) == len(set(ids))
 
 
+def _paths(story: dict[str, Any], key: str, depth: int) -> None:
+    choices = story["choices"]
+    assert key in choices, story["id"]
+    assert choices[key]["icons"]["attribute"] in ATTRIBUTES
+    if depth == 4:
+        assert key in story["resolutions"], (story["id"], key)
+        assert key not in story["next"], (story["id"], key)
+        return
+    for nxt in story["next"][key]:
+        _paths(story, nxt, depth + 1)
+
+
 def test_story_cards_branch_four_deep_and_resolve() -> None:
     for story in catalog().of_type("story"):
-        choices = story["choices"]
-        names = [c["name"] for c in choices.values()]
+        names = [c["name"] for c in story["choices"].values()]
         assert len(names) == len(set(names)), story["id"]
         assert len(story["start"]) == 2
-
-        def paths(key: str, depth: int, sid: str = story["id"]) -> None:
-            assert key in choices, sid
-            assert choices[key]["icons"]["attribute"] in ATTRIBUTES
-            if depth == 4:
-                assert key in story["resolutions"], (sid, key)
-                assert key not in story["next"], (sid, key)
-                return
-            for nxt in story["next"][key]:
-                paths(nxt, depth + 1)
-
         for first in story["start"]:
-            paths(first, 1)
+            _paths(story, first, 1)
 
 
 def test_quests_set_a_shadow_track_card_and_equipment_exists() -> None:

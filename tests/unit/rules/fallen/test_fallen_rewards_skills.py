@@ -1,0 +1,159 @@
+"""Rewards, Experience & Skills, the Shadow Track, Equipment, Power cards, stealing."""
+
+from __future__ import annotations
+
+from fallen_harness import Game, finish_challenge
+
+from services.rules.fallen.derived import power_cost
+from services.rules.fallen.state import DL, HERO
+
+
+def _game(hero: str = "merace", dl: str = "archivist", skill: str | None = None) -> Game:
+    g = Game(hero=hero, dl=dl, skill=skill)
+    g.do(HERO, "choose", choice=g.quest_choice)
+    return g
+
+
+def _to_result(g: Game, hero_wins: bool, attribute: str = "strength", **extra: object) -> None:
+    g.challenge(attribute, **extra)
+    g.passes()
+    g.do(DL, "activate", slot=g.legal()[0][1]["slot"])
+    g.do(DL, "challenge_roll", fortune=0, ultimate=False)
+    n = len(g.pending_data["dice"])
+    g.roll("sword", *["blank"] * (n - 1))
+    g.passes()
+    g.do(HERO, "challenge_roll", fortune=0, ultimate=False)
+    n = len(g.pending_data["dice"])
+    g.roll(*(["two_swords"] if hero_wins else ["blank"]), *["blank"] * (n - 1))
+    g.passes()
+
+
+def test_winner_gains_xp_and_claims_one_of_two_tokens_loser_one_of_two() -> None:
+    g = _game()
+    xp = g.count("xp.hero")
+    _to_result(g, hero_wins=True)
+    assert g.count("xp.hero") == xp + 1
+    assert g.pending_kind == "shuffle"  # tokens are drawn at random from the cup
+    g.shuffle()
+    cup_before = 18
+    offered = [a["token"] for _, a in g.legal()]
+    assert len(offered) == 2 and g.pending_seat == HERO
+    g.do(HERO, "take_token", token=offered[0])
+    assert g.zone("reward.tokens") == (offered[1],)
+    g.shuffle()
+    # the loser chooses between the token left behind and the one just drawn
+    loser = [a["token"] for _, a in g.legal()]
+    assert g.pending_seat == DL and offered[1] in loser and len(loser) == 2
+    g.do(DL, "take_token", token=offered[1])
+    finish_challenge(g)
+    assert len(g.zone("reward.discard")) == 3
+    assert len(g.zone("reward.cup")) == cup_before - 3
+
+
+def test_treasure_challenge_winner_looks_and_chooses_loser_claims_at_random() -> None:
+    g = _game()
+    _to_result(g, hero_wins=True, reward="treasure")
+    assert len(g.zone("reward.hero_looks")) == 2
+    assert g.pending_kind == "take_card" and g.pending_seat == HERO
+    assert {a["card"] for _, a in g.legal()} == set(g.zone("reward.hero_looks"))
+    pick = g.legal()[1][1]["card"]
+    g.do(HERO, "take_card", card=pick)
+    assert g.zone("hero.new_treasure") == (pick,)
+    assert g.pending_kind == "equip"
+
+    g2 = _game()
+    _to_result(g2, hero_wins=False, reward="treasure")
+    assert g2.pending_kind == "shuffle" and g2.pending_data["count"] == 2
+    stake = g2.zone("reward.face_down")
+    g2.shuffle([1, 0])
+    assert g2.zone("hero.new_treasure") == (stake[1],)
+    assert g2.zone("treasure.deck")[-1] == stake[0]
+
+
+def test_omen_challenge_dungeon_lord_winner_chooses_an_omen_into_his_hand() -> None:
+    g = _game()
+    _to_result(g, hero_wins=False, reward="omen")
+    assert g.pending_kind == "take_card" and g.pending_seat == DL
+    pick = g.legal()[0][1]["card"]
+    g.do(DL, "take_card", card=pick)
+    assert pick in g.zone("dungeon_lord.hand")
+
+
+def test_purchasing_arcanist_two_example() -> None:
+    # Given Arcanist I from setup and 6 Experience
+    g = _game(skill="sk_arcanist_1")
+    g.set("xp.hero", 6)
+    g.run_tasks(("purchases", {}))
+    # Then the choices are the cheapest of each group: Sword Mage I, Arcanist II, Evocator I
+    assert {a["skill"] for k, a in g.legal() if k == "buy"} == {
+        "sk_sword_mage_1", "sk_arcanist_2", "sk_evocator_1"}
+    # When Arcanist II is bought it replaces Arcanist I, leaving 1 XP
+    g.do(HERO, "buy", skill="sk_arcanist_2")
+    assert g.count("xp.hero") == 1
+    assert g.zone("hero.skills") == ("sk_arcanist_2",)
+    assert "sk_arcanist_1" in g.zone("box")
+
+
+def test_titan_one_fortune_adds_to_the_first_story_five() -> None:
+    g = Game(hero="seroth", dl="krogarn", skill="sk_titan_1")
+    g.do(HERO, "choose", choice=g.quest_choice)
+    assert g.count("fortune.hero") == 6
+    assert g.count("fortune.dungeon_lord") == 5
+
+
+def test_shift_beyond_brilliant_gives_the_hero_fortune() -> None:
+    g = _game()
+    g.set("shadow", 1)
+    f = g.count("fortune.hero")
+    g.run_tasks(("shift", {"toward": "light", "n": 3}))
+    assert g.count("shadow") == 0
+    assert g.count("fortune.hero") == f + 2
+    g.run_tasks(("shift", {"toward": "dark", "n": 8}))
+    assert g.count("shadow") == 5
+    assert g.count("fortune.dungeon_lord") == 5 + 3
+
+
+def test_power_cost_follows_the_light_or_dark_gem() -> None:
+    g = _game()
+    g.set("shadow", 0)
+    assert power_cost(g.state, DL, "dp_endless_reach") == 2
+    g.set("shadow", 5)
+    assert power_cost(g.state, DL, "dp_endless_reach") == 1
+    g.put("crit_drained", "crit.hero")
+    assert power_cost(g.state, HERO, "hp_battle_trance") == 4  # Dark 3, Drained +1
+    assert power_cost(g.state, HERO, "hp_daring") == 1
+
+
+def test_new_armor_carries_the_wounds_and_items_are_limited_to_two() -> None:
+    g = _game()
+    g.set("wounds.hero", 3)
+    g.put("tr_raven_armor", "hero.new_treasure")
+    g.run_tasks(("equip_decision", {}))
+    assert sorted(str(a) for _, a in g.legal()) == ["{'replace': 'eq_leather_armor'}", "{}"]
+    g.do(HERO, "equip", replace="eq_leather_armor")
+    assert "tr_raven_armor" in g.zone("hero.equipment") and "eq_leather_armor" in g.zone("box")
+    assert g.count("wounds.hero") == 3
+    g.put("tr_lucky_coin", "hero.equipment")
+    g.put("tr_rune_stone", "hero.new_treasure")
+    g.run_tasks(("equip_decision", {}))
+    assert ("equip", {}) not in g.legal()  # lantern + lucky coin: both item slots are full
+    assert ("decline", {}) in g.legal()
+
+
+def test_stealing_needs_enough_of_the_resource() -> None:
+    g = _game()
+    g.set("fortune.hero", 1)
+    g.run_tasks(("effect", {"seat": DL, "eff": {"steal_fortune": 2}, "src": ""}))
+    assert g.count("fortune.hero") == 1
+    g.run_tasks(("effect", {"seat": DL, "eff": {"steal_fortune": 1}, "src": ""}))
+    assert g.count("fortune.hero") == 0
+
+
+def test_drawing_past_hand_size_forces_a_discard() -> None:
+    g = _game(hero="seroth")  # hand size 3
+    assert len(g.zone("hero.hand")) == 2
+    g.run_tasks(("draw", {"seat": HERO, "n": 2}), ("hand_limit", {"seat": HERO}))
+    assert g.pending_kind == "discard" and g.pending_seat == HERO
+    k, a = g.legal()[0]
+    g.do(HERO, k, **a)
+    assert len(g.zone("hero.hand")) == 3

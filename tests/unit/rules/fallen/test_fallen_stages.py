@@ -1,0 +1,137 @@
+"""Setup, Quest stage, Story card stages and the Final Battle."""
+
+from __future__ import annotations
+
+from fallen_harness import Game, finish_challenge
+
+from services.rules.fallen.cards import card
+from services.rules.fallen.state import DL, HERO
+
+
+def test_setup_choices_and_starting_layout() -> None:
+    g = Game(hero="ranek", dl="forge_master", skill="sk_cutpurse_1")
+    s = g.state
+    assert s.var("char.hero") == "ranek" and s.var("char.dungeon_lord") == "forge_master"
+    assert set(g.zone("hero.equipment")) == {"eq_leather_armor", "eq_short_sword"}
+    assert g.zone("hero.skills") == ("sk_cutpurse_1",)
+    assert len(g.zone("hero.deck")) == 20 and len(g.zone("dungeon_lord.deck")) == 20
+    assert len(g.zone("power_box")) == 20  # 10 unused standard cards per side
+    assert sum(1 for c in g.zone("hero.deck") if card(c)["character"] == "ranek") == 10
+    assert all(card(g.zone(f"slot.{i}")[0])["level"] == 1 for i in range(4))
+    assert len(g.zone("fb.deck")) == 14 and card(g.zone("fb.deck")[0]).get("begins")
+
+
+def test_starting_skill_must_be_a_level_one_skill_of_the_chosen_hero() -> None:
+    g = Game.__new__(Game)
+    from services.rules.common.api import Setup
+    from services.rules.fallen import RULES
+    g.events = list(RULES.initial_events("t", Setup({HERO: "h", DL: "d"})))
+    g.state = RULES.initial_state()
+    for e in g.events:
+        g.state = RULES.evolve(g.state, e)
+    assert {a["character"] for _, a in g.legal()} == {"seroth", "merace", "ranek"}
+    g.do(HERO, "choose_hero", character="seroth")
+    g.do(DL, "choose_dungeon_lord", character="krogarn")
+    assert {a["skill"] for _, a in g.legal()} == {"sk_titan_1", "sk_gladiator_1", "sk_brawler_1"}
+
+
+def test_quest_sets_the_shadow_track_charges_and_starting_resources() -> None:
+    g = Game(hero="merace", dl="archivist", quest=1)
+    assert g.quest_choice == "Read the Warding Tome"
+    g.do(HERO, "choose", choice=g.quest_choice)
+    assert g.count("shadow") == 3  # Clouded
+    assert g.count("charges.hero") == 3 and g.count("charges.dungeon_lord") == 3
+    assert g.count("xp.dungeon_lord") == 1
+    # Preparation: 5 Fortune each, two Power cards each
+    assert g.count("fortune.hero") == 5 and g.count("fortune.dungeon_lord") == 5
+    assert len(g.zone("hero.hand")) == 2 and len(g.zone("dungeon_lord.hand")) == 2
+    assert g.pending_kind == "choose"
+
+
+def test_story_card_example_path_and_resolution() -> None:
+    # The Story card from the rulebook example: Force the Door Open -> Grab the Orc -> ...
+    g = Game(hero="seroth", dl="krogarn", stories=["st_01"])
+    g.do(HERO, "choose", choice=g.quest_choice)
+    assert g.zone("story.current") == ("st_01",)
+    offer = [a["choice"] for _, a in g.legal()]
+    assert offer == ["Down the Chute", "Force the Door Open"]
+    g.do(HERO, "choose", choice="Force the Door Open")
+    assert g.notes("story_choice")[-1]["icons"] == {"attribute": "strength"}
+    _finish_story_challenge(g)
+    assert [a["choice"] for _, a in g.legal()] == ["Jump Down the Chute",
+                                                    "Grab the Orc then Down the Chute"]
+    g.do(HERO, "choose", choice="Grab the Orc then Down the Chute")
+    assert g.notes("story_choice")[-1]["icons"] == {"attribute": "agility", "difficulty": "hard"}
+    _finish_story_challenge(g)
+    # both branches lead to Soft Landing: it is taken without a choice (and then played)
+    assert g.notes("story_choice")[-1]["name"] == "Soft Landing"
+    assert g.notes("story_offer")[-2] == {"choices": ["Soft Landing"], "forced": True}
+    g.do(HERO, "choose", choice="Hold Your Ground")
+    assert g.notes("story_choice")[-1]["icons"] == {"attribute": "strength", "wound": 1,
+                                                     "reward": "treasure"}
+    hero_xp, dl_xp = g.count("xp.hero"), g.count("xp.dungeon_lord")
+    _finish_story_challenge(g, until_next_story=True)
+    res = g.notes("story_resolution")[-1]
+    assert res["xp"] == 2
+    assert g.count("stories") == 1
+    assert g.notes("story_begins")[-1]["number"] == 2
+    assert g.count("xp.dungeon_lord") >= dl_xp + 1 and g.count("xp.hero") >= hero_xp + 2
+
+
+def _finish_story_challenge(g: Game, until_next_story: bool = False) -> None:
+    start = len(g.notes("challenge_ended"))
+    stories = g.count("stories")
+    for _ in range(600):
+        done = len(g.notes("challenge_ended")) > start
+        if done and (not until_next_story or g.count("stories") > stories):
+            if g.pending_kind == "choose":
+                return
+        kind, data = g.pending_kind, g.pending_data
+        if kind == "shuffle":
+            g.shuffle()
+        elif kind == "roll":
+            g.roll(*["blank"] * len(data["dice"]))
+        elif kind == "window":
+            g.do(g.pending_seat, "pass")
+        elif kind in ("upgrade", "buy"):
+            g.do(g.pending_seat, "done")
+        else:
+            k, a = g.legal()[0]
+            g.do(g.pending_seat, k, **a)
+    raise AssertionError("stuck")
+
+
+def test_final_battle_first_to_three_cards_wins() -> None:
+    g = Game(hero="seroth", dl="krogarn")
+    g.do(HERO, "choose", choice=g.quest_choice)
+    g.run_tasks(("final_battle", {}))
+    assert g.state.phase == "final_battle"
+    while g.pending_kind == "discard":  # hand size after drawing two Power cards
+        k, a = g.legal()[0]
+        g.do(g.pending_seat, k, **a)
+    assert g.notes("final_battle_begins")[-1]["name"] == "The Feasting Hall"
+    assert g.count("fortune.hero") == 5
+    from services.rules.fallen import RULES
+    for won in range(1, 4):
+        # the hero rolls more swords every time
+        for _ in range(200):
+            kind, data = g.pending_kind, g.pending_data
+            if kind == "roll":
+                hero = data.get("seat") == HERO
+                g.roll(*[("two_swords" if hero and "fallen_white" == d else "blank")
+                         for d in data["dice"]])
+            elif kind == "shuffle":
+                g.shuffle()
+            elif kind == "window":
+                g.do(g.pending_seat, "pass")
+            elif kind in ("upgrade", "buy"):
+                g.do(g.pending_seat, "done")
+            else:
+                k, a = g.legal()[0]
+                g.do(g.pending_seat, k, **a)
+            if len(g.zone("fb.won.hero")) == won:
+                break
+        assert len(g.zone("fb.won.hero")) == won
+    assert RULES.outcome(g.state) == {"winner": HERO, "final_battle": {HERO: 3, DL: 0}}
+    assert RULES.pending(g.state) is None
+    assert finish_challenge is not None
