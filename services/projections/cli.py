@@ -214,12 +214,16 @@ def faust_worker(
     app_id: Annotated[str, typer.Option(help="faust app id (consumer group)")] = (
         "fallen-projections"
     ),
+    topic_prefix: Annotated[
+        str, typer.Option(envvar="FALLEN_TOPIC_PREFIX", help="Prefix of the relayed topics")
+    ] = "fallen.events.",
     loglevel: Annotated[str, typer.Option(envvar="FALLEN_LOG_LEVEL")] = "WARNING",
 ) -> None:
     """Run one faust worker of the Kafka projection app (start several to scale)."""
     from services.projections.faust_app import FaustConfig, run_worker
 
-    run_worker(FaustConfig(kafka.removeprefix("kafka://"), store, views, app_id), loglevel)
+    cfg = FaustConfig(kafka.removeprefix("kafka://"), store, views, app_id, topic_prefix)
+    run_worker(cfg, loglevel)
 
 
 @projections_app.command("status")

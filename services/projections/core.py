@@ -179,14 +179,20 @@ def load_state(
 
 
 def views(proj: GameProjection, rules_of: RulesOf) -> dict[str, dict[str, Any]]:
-    """Return every seat's view and the spectator's ('' key); {} when there is none."""
+    """Return every seat's view and the spectator's ('' key); {} when there is none (no
+    game or engine yet, a broken game, or a state the engine cannot describe)."""
     if not proj.game or proj.error or not proj.state_loaded or proj.state is None:
         return {}
     rules = rules_of(proj.game)
     if rules is None:
         return {}
-    out = {seat: rules.view(proj.state, seat) for seat in sorted(proj.seats)}
-    out[SPECTATOR] = rules.view(proj.state, None)
+    try:
+        out = {seat: rules.view(proj.state, seat) for seat in sorted(proj.seats)}
+        out[SPECTATOR] = rules.view(proj.state, None)
+    except Exception:
+        # A batch may end inside one append (a command's events), where the engine need not
+        # be able to describe the state; the rest of the append follows, and views with it.
+        return {}
     return out
 
 

@@ -77,8 +77,11 @@ def seat_event(env: Envelope) -> dict[str, Any]:
     }
 
 
+def may_see(env: Envelope, seat: str | None) -> bool:
+    """Return whether a seat (None = spectator) may receive an event (never a nobody one)."""
+    return env.visibility != NOBODY and visible_to(env.visibility, seat)
+
+
 def seat_feed(envs: Iterable[Envelope], seat: str | None) -> list[dict[str, Any]]:
     """Return the events a seat (None = spectator) may see, in the given order."""
-    return [
-        seat_event(e) for e in envs if e.visibility != NOBODY and visible_to(e.visibility, seat)
-    ]
+    return [seat_event(e) for e in envs if may_see(e, seat)]

@@ -17,13 +17,12 @@ from services.audit.logfile import store_records
 from services.audit.verify import Report, verify_game
 from services.kernel.auth import Principal, principal_from_metadata
 from services.kernel.canonical import canonical_json
-from services.kernel.envelope import NOBODY, visible_to
 from services.kernel.errors import DomainError, InvalidArgument, NotFound, PermissionDenied
 from services.kernel.games import check_game_id, game_ended, game_info
 from services.kernel.grpcx.rpc import rpc, status_for
 from services.kernel.grpcx.server import Mount
 from services.kernel.store.base import EventStore
-from services.projections.records import GAME_FAMILIES, game_streams
+from services.projections.records import GAME_FAMILIES, game_streams, may_see
 from services.projections.viewstore import ViewRecord, ViewStore
 from services.rules.common.api import CHANCE, GameRules
 from services.rules.registry import load
@@ -155,7 +154,7 @@ class ProjectionServicer(pb_grpc.ProjectionServiceServicer):
             if len(out) >= limit:
                 break
             next_version = env.version + 1
-            if env.visibility == NOBODY or not visible_to(env.visibility, seat):
+            if not may_see(env, seat):
                 continue
             out.append(
                 pb.SeatEvent(

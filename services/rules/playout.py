@@ -8,9 +8,11 @@ service would make.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from services.bots.policies import Choice, Policy, Turn
 from services.dice import fair
 from services.dice.kinds import catalog, read_composite
 from services.rules.common.api import CHANCE, ChanceRequest, Command, Event, GameRules, Setup
@@ -51,8 +53,14 @@ def pick(legal: list[Command], seed: str, step: int) -> Command:
     return legal[int.from_bytes(digest[:8], "big") % len(legal)]
 
 
-def play(rules: GameRules, setup: Setup, seed: str, game_id: str = "playout") -> Playout:
-    """Play one game to the end with random legal commands; return the playout."""
+def play(
+    rules: GameRules,
+    setup: Setup,
+    seed: str,
+    game_id: str = "playout",
+    policies: Mapping[str, Policy] | None = None,
+) -> Playout:
+    """Play one game to the end (random legal commands unless a seat has a policy)."""
     dice_seed = hashlib.sha256(f"dice:{seed}".encode()).digest()
     events: list[Event] = list(rules.initial_events(game_id, setup))
     state = rules.initial_state()
@@ -73,7 +81,14 @@ def play(rules: GameRules, setup: Setup, seed: str, game_id: str = "playout") ->
                 raise AssertionError(
                     f"seat {pending.seat} must act ({pending.kind}) but has no legal command"
                 )
-            command = pick(legal, seed, step)
+            policy = (policies or {}).get(pending.seat)
+            if policy is None:
+                command = pick(legal, seed, step)
+            else:
+                choices = [Choice(c.kind, dict(c.args)) for c in legal]
+                view = rules.view(state, pending.seat)
+                turn = Turn(rules.game, game_id, pending.seat, step, view, choices, seed)
+                command = legal[policy(turn)]
             commands += 1
         new = rules.decide(state, command)
         for ev in new:

@@ -1,0 +1,116 @@
+"""The faust runner against a real Kafka-protocol broker: kill -9 a worker mid-stream,
+restart it, and the views equal a rebuild from scratch; the worker reports its lag.
+
+One test, two worker runs (a worker takes 4-6 s to join its group).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+from services.kernel.store.sqlite import SqliteEventStore
+from services.kernel.stream.kafka_relay import KafkaRelay
+from services.projections.viewstore import ViewStore, open_view_store
+from tests.support.projections_check import assert_equal_to_rebuild, drive, more
+from tests.support.projections_play import play, runner_for
+
+ROOT = Path(__file__).resolve().parents[2]
+TIMEOUT = 90.0
+
+
+def start_worker(bootstrap: str, store_url: str, views_url: str, app_id: str, prefix: str):
+    """Start one faust worker of the projection app in its own process."""
+    env = dict(os.environ, FALLEN_EXTRA_GAMES="toy=tests.support.toy_game:RULES")
+    env["PYTHONPATH"] = str(ROOT)
+    cmd = [
+        sys.executable, "-m", "services.cli.main", "projections", "faust",
+        "--kafka", bootstrap, "--store", store_url, "--views", views_url,
+        "--app-id", app_id, "--topic-prefix", prefix,
+    ]  # fmt: skip
+    return subprocess.Popen(
+        cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+
+
+async def applied(views: ViewStore) -> int:
+    total = 0
+    for gid in await views.games():
+        total += int((await views.load_game(gid) or {}).get("events", 0))
+    return total
+
+
+async def wait_for(predicate, what: str) -> None:
+    deadline = time.monotonic() + TIMEOUT
+    while time.monotonic() < deadline:
+        if await predicate():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+async def test_given_a_worker_killed_mid_stream_when_restarted_then_views_equal_a_rebuild(
+    kafka_bootstrap: str, tmp_path: Path
+):
+    store = SqliteEventStore(tmp_path / "events.db")
+    store_url = f"sqlite:///{tmp_path / 'events.db'}"
+    views_url = f"sqlite:///{tmp_path / 'views.db'}"
+    views = open_view_store(views_url)
+    prefix = f"t{uuid.uuid4().hex[:8]}.events."
+    app_id = f"proj-{uuid.uuid4().hex[:8]}"
+    relay = KafkaRelay(store, kafka_bootstrap, topic_prefix=prefix)
+    stop = asyncio.Event()
+    relaying = asyncio.create_task(relay.run_forever(stop, idle_seconds=0.05))
+    runner = runner_for(store)
+    # given games relayed to Kafka (and more than a worker applies at once)
+    ids = await drive(runner, "k", seed=21, fallen_steps=300)
+    rng = random.Random(22)
+    for i in range(120):
+        ids.append(f"y{i}")
+        await play(runner, "toy", ids[-1], rng)
+    head = await store.head_position()
+    worker = start_worker(kafka_bootstrap, store_url, views_url, app_id, prefix)
+    try:
+        # when the worker is killed -9 part-way through
+        async def some() -> bool:
+            return 0 < await applied(views) < head
+
+        await wait_for(some, "the worker to apply some events")
+        worker.send_signal(signal.SIGKILL)
+        worker.wait(10)
+        assert 0 < await applied(views) < head
+        # and the games go on while no worker runs
+        await more(runner, ids, seed=23, steps=5)
+        # then a restarted worker catches up to views equal to a rebuild from scratch
+        worker = start_worker(kafka_bootstrap, store_url, views_url, app_id, prefix)
+        total = await store.head_position()
+
+        async def caught_up() -> bool:
+            return await applied(views) >= total
+
+        await wait_for(caught_up, "the restarted worker to catch up")
+        await assert_equal_to_rebuild(store, views, ids)
+
+        # and it reports its lag (0 once caught up) in the view store
+        async def reported() -> bool:
+            raw = await views.get_meta("status:faust")
+            return raw is not None and json.loads(raw)["lag_events"] == 0
+
+        await wait_for(reported, "the worker's status")
+    finally:
+        if worker.poll() is None:
+            worker.send_signal(signal.SIGKILL)
+            worker.wait(10)
+        stop.set()
+        await relaying
+        await relay.close()
+        await views.close()
+        await store.close()
