@@ -17,7 +17,7 @@ from collections import OrderedDict, deque
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from prometheus_client import Counter, Histogram
+from prometheus_client import Counter, Gauge, Histogram
 
 from services.kernel.canonical import canonical_json
 from services.kernel.envelope import Envelope, stream_family, stream_game
@@ -37,6 +37,9 @@ LAG_SECONDS = Histogram(
     "Seconds from an event's append to its view being written",
     ["runner"],
     buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30),
+)
+LAG_EVENTS = Gauge(
+    "fallen_projection_lag_events", "Stored events a runner has not applied yet", ["runner"]
 )
 MAX_CACHED = 2000
 MAX_RECOVERIES = 8
@@ -223,5 +226,6 @@ class Projector:
     async def report(self, lag_events: int, position: int | None = None) -> dict[str, Any]:
         """Write this runner's status to the view store; return it."""
         status = self.status(lag_events, position)
+        LAG_EVENTS.labels(self.runner).set(lag_events)
         await self.views.set_meta(f"status:{self.runner}", canonical_json(status))
         return status

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from services.kernel.canonical import canonical_json
+from services.kernel.envelope import stream_game
 from services.kernel.store.base import EventStore
 from services.kernel.store.redis import RedisEventStore, feed_key
 from services.kernel.store.sqlite import SqliteEventStore
@@ -101,7 +102,9 @@ class RedisGroup(Harness):
         await self.group.close()
         await super().restart()
         assert isinstance(self.store, RedisEventStore)
-        self.group = RedisGroupRunner(self.projector, self.store.url, self.store.prefix, group="contract")
+        self.group = RedisGroupRunner(
+            self.projector, self.store.url, self.store.prefix, group="contract"
+        )
 
     async def lag(self) -> int:
         await self.group._ensure_group()
@@ -116,7 +119,7 @@ class FaustAgent(Harness):
 
     kind = "faust"
 
-    def __init__(self, store: EventStore, views: ViewStore, tmp: Path) -> None:
+    def __init__(self, store: EventStore, views: ViewStore) -> None:
         import os
 
         from services.projections.faust_app import FaustConfig, make_app
@@ -133,9 +136,9 @@ class FaustAgent(Harness):
         self.projector = self.app.fallen_projector()
         async with agent.test_context() as ctx:
             for env in envs:
-                from services.kernel.envelope import stream_game
-
-                await ctx.put(canonical_json(env.to_dict()).encode(), key=stream_game(env.stream).encode())
+                await ctx.put(
+                    canonical_json(env.to_dict()).encode(), key=stream_game(env.stream).encode()
+                )
             await asyncio.sleep(0.3)
         return envs[-1].position if envs else start - 1
 
@@ -144,17 +147,14 @@ class FaustAgent(Harness):
         await self._wait_applied()
 
     async def _wait_applied(self) -> None:
+        """Wait until the game records count every stored event as applied."""
         head = await self.store.head_position()
         for _ in range(int(TIMEOUT / 0.05)):
-            raw = await self.views.meta_items("")
-            games = await self.views.games()
             total = 0
-            for gid in games:
-                rec = await self.views.load_game(gid) or {}
-                total += int(rec.get("events", 0))
+            for gid in await self.views.games():
+                total += int((await self.views.load_game(gid) or {}).get("events", 0))
             if total >= head:
                 return
-            del raw
             await asyncio.sleep(0.05)
         raise AssertionError("the faust agent did not apply every event")
 
@@ -166,7 +166,9 @@ class FaustAgent(Harness):
         from services.projections.faust_app import FaustConfig, make_app
 
         assert isinstance(self.store, SqliteEventStore) and isinstance(self.views, ViewStoreWithUrl)
-        self.app = make_app(FaustConfig("127.0.0.1:1", f"sqlite:///{self.store.path}", self.views.url))
+        self.app = make_app(
+            FaustConfig("127.0.0.1:1", f"sqlite:///{self.store.path}", self.views.url)
+        )
 
     async def lag(self) -> int:
         return await self.store.head_position() - self.sent
@@ -198,7 +200,7 @@ async def harness(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterat
     elif kind == "faust":
         store = SqliteEventStore(tmp_path / "events.db")
         views = ViewStoreWithUrl(f"sqlite:///{tmp_path / 'views.db'}")
-        h = FaustAgent(store, views, tmp_path)
+        h = FaustAgent(store, views)
     else:
         store = SqliteEventStore(tmp_path / "events.db")
         views = open_view_store(f"sqlite:///{tmp_path / 'views.db'}")

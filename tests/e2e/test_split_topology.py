@@ -161,3 +161,52 @@ async def test_every_split_server_serves_health_and_reflection(split):
             async for resp in stub.ServerReflectionInfo(ask()):
                 names = {s.name for s in resp.list_services_response.service}
                 assert expected[name] in names and "grpc.health.v1.Health" in names
+
+
+async def test_a_fallen_game_plays_through_the_split_rules_and_dice_processes(split):
+    import json
+
+    from fallen.rules.v1 import rules_pb2, rules_pb2_grpc
+
+    from services.bots.policies import Turn, parse_choices, random_legal
+
+    # given the rules process, which reaches dice over gRPC
+    async with (
+        grpc.aio.insecure_channel(split["rules"]) as rch,
+        grpc.aio.insecure_channel(split["dice"]) as dch,
+    ):
+        rules = rules_pb2_grpc.RulesServiceStub(rch)
+        players = {"hero": "alice", "dungeon_lord": "bob"}
+        created = await rules.CreateGame(
+            rules_pb2.CreateGameRequest(game="fallen", game_id="split1", seats=players),
+            metadata=player_md("alice"),
+        )
+        # when both seats play random legal commands to the end
+        for _ in range(5000):
+            game = await rules.GetGame(
+                rules_pb2.GetGameRequest(game_id="split1"), metadata=player_md("alice")
+            )
+            if game.ended:
+                break
+            seat = game.waiting_for
+            md = player_md(players[seat])
+            legal = await rules.ListLegalCommands(
+                rules_pb2.ListLegalCommandsRequest(game_id="split1", seat=seat), metadata=md
+            )
+            choices = parse_choices(legal.commands)
+            pick = choices[
+                random_legal(Turn("fallen", "split1", seat, legal.version, {}, choices, "e2e"))
+            ]
+            await rules.SubmitCommand(
+                rules_pb2.SubmitCommandRequest(
+                    game_id="split1", seat=seat, kind=pick.kind, args_json=json.dumps(pick.args)
+                ),
+                metadata=md,
+            )
+        # then it ended with a winner, and the dice process revealed and verifies the seed
+        assert game.ended and json.loads(game.outcome_json)["winner"] in players
+        dice = dice_pb2_grpc.DiceServiceStub(dch)
+        reveal = await dice.Reveal(dice_pb2.RevealRequest(game_id="split1"), metadata=svc_md())
+        assert reveal.commitment == created.dice_commitment
+        verify = await dice.Verify(dice_pb2.VerifyRequest(game_id="split1"), metadata=svc_md())
+        assert verify.ok and verify.checked > 10

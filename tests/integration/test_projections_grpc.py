@@ -71,7 +71,9 @@ async def view(s: Server, seat: str, player: str, min_version: int = 0) -> pb.Ge
     return await s.stub.GetView(req, metadata=md(player))
 
 
-async def test_given_a_game_when_each_player_reads_then_each_gets_its_own_view_at_its_version(server):
+async def test_given_a_game_when_each_player_reads_then_each_gets_its_own_view_at_its_version(
+    server,
+):
     await play(server.runner, "toy", "g1", random.Random(1), steps=0)
     version = (await server.runner.load("g1")).version
     a = await view(server, "a", "p-a-g1", version)
@@ -168,9 +170,7 @@ async def test_read_events_returns_only_what_the_seat_may_see(server):
         pb.ReadEventsRequest(game_id="g1", seat="a", from_version=3, limit=2),
         metadata=md("p-a-g1"),
     )
-    assert [e.version for e in page.events] == [
-        e.version for e in a.events if e.version >= 3
-    ][:2]
+    assert [e.version for e in page.events] == [e.version for e in a.events if e.version >= 3][:2]
     await expect(grpc.StatusCode.PERMISSION_DENIED, feed("b", "p-a-g1"))
     await expect(grpc.StatusCode.INVALID_ARGUMENT, feed("a", "p-a-g1", "secrets"), "stream")
 
@@ -208,7 +208,9 @@ async def test_open_dispute_records_the_ruling_in_the_log_once(server):
         "has not ended",
     )
     assert await advance(server.runner, "g1", random.Random(2), 200)
-    await expect(grpc.StatusCode.PERMISSION_DENIED, server.stub.OpenDispute(req, metadata=md("p-b-g1")))
+    await expect(
+        grpc.StatusCode.PERMISSION_DENIED, server.stub.OpenDispute(req, metadata=md("p-b-g1"))
+    )
     # when the seated player disputes the finished game
     ruling = await server.stub.OpenDispute(req, metadata=md("p-a-g1"))
     # then the verification ran and both events are in the dispute stream
@@ -225,7 +227,9 @@ async def test_open_dispute_records_the_ruling_in_the_log_once(server):
     assert again.deduplicated and again.dispute_id == "d1" and again.verified
     assert len(await server.store.read("dispute-g1")) == 2
     # and the audit log now holds the ruling, still verifying
-    log = await server.stub.ReadAuditLog(pb.ReadAuditLogRequest(game_id="g1"), metadata=md("p-a-g1"))
+    log = await server.stub.ReadAuditLog(
+        pb.ReadAuditLogRequest(game_id="g1"), metadata=md("p-a-g1")
+    )
     assert any('"DisputeResolved"' in r.record_json for r in log.records) and log.chain_ok
 
 

@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import Any
 
 import grpc
-import pytest
 from fallen.projections.v1 import projections_pb2 as pb
 from fallen.projections.v1 import projections_pb2_grpc as pb_grpc
 
@@ -124,7 +123,9 @@ def scan_game(game: str, game_id: str, envs: list[Envelope]) -> int:
         knowledge.see(env)
         for reader in readers:
             if may_see(env, reader):
-                knowledge.check(reader, canonical_json(seat_event(env)), f"{env.stream} v{env.version}")
+                knowledge.check(
+                    reader, canonical_json(seat_event(env)), f"{env.stream} v{env.version}"
+                )
                 checks += 1
         if env.stream == stream and env.version in boundary and proj.game:
             views = core.views(proj, RULES_OF)
@@ -197,11 +198,15 @@ async def scan_through_grpc(
                 for family in GAME_FAMILIES
             ],
             # errors: another seat, a bad seat, a bad stream, the audit log, a dispute mid-game
-            await call(stub.GetView(pb.GetViewRequest(game_id=gid, seat=other), metadata=md(player))),
+            await call(
+                stub.GetView(pb.GetViewRequest(game_id=gid, seat=other), metadata=md(player))
+            ),
             await call(
                 stub.ReadEvents(pb.ReadEventsRequest(game_id=gid, seat=other), metadata=md(player))
             ),
-            await call(stub.GetView(pb.GetViewRequest(game_id=gid, seat="zz"), metadata=md(player))),
+            await call(
+                stub.GetView(pb.GetViewRequest(game_id=gid, seat="zz"), metadata=md(player))
+            ),
             await call(
                 stub.ReadEvents(
                     pb.ReadEventsRequest(game_id=gid, seat=seat, stream="zz"), metadata=md(player)
@@ -256,7 +261,8 @@ async def test_no_rpc_answer_or_error_names_a_hidden_card(tmp_path: Path, monkey
                 loaded = await runner.load(gid)
                 if step % every == 0 or loaded.ended:
                     knowledge = Knowledge(
-                        vocabulary(game, await game_events(store, gid)), [*ENGINES[game].seats, None]
+                        vocabulary(game, await game_events(store, gid)),
+                        [*ENGINES[game].seats, None],
                     )
                     for env in await game_events(store, gid):
                         knowledge.see(env)
@@ -265,7 +271,9 @@ async def test_no_rpc_answer_or_error_names_a_hidden_card(tmp_path: Path, monkey
                     break
                 pending = loaded.rules.pending(loaded.state)
                 assert pending is not None
-                await runner.submit(gid, rng.choice(loaded.rules.legal_commands(loaded.state, pending.seat)))
+                await runner.submit(
+                    gid, rng.choice(loaded.rules.legal_commands(loaded.state, pending.seat))
+                )
                 step += 1
     finally:
         await channel.close()

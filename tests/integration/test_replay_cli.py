@@ -78,7 +78,7 @@ async def test_export_of_an_unfinished_game_is_refused(games, tmp_path):
 
 
 THIRD_PARTY = textwrap.dedent(
-    '''
+    """
     # Written from docs/fairness.md and docs/audit.md only; runs with `python -I` (no project code).
     import hashlib, hmac, json, sys
     KINDS = {"2d10": ["d10_tens", "d10_units"]}
@@ -89,8 +89,9 @@ THIRD_PARTY = textwrap.dedent(
         rec = {k: e[k] for k in ("stream", "version", "type", "visibility", "data")}
         rec["prev_hash"] = p[0]
         text = json.dumps(rec, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-        assert e["version"] == p[1] + 1 and e["prev_hash"] == p[0], ("order", e["stream"], e["version"])
-        assert hashlib.sha256(text.encode("utf-8")).hexdigest() == e["hash"], ("hash", e["stream"], e["version"])
+        where = (e["stream"], e["version"])
+        assert e["version"] == p[1] + 1 and e["prev_hash"] == p[0], ("order", where)
+        assert hashlib.sha256(text.encode("utf-8")).hexdigest() == e["hash"], ("hash", where)
         prev[e["stream"]] = (e["hash"], e["version"])
     game_id = recs[0]["stream"].split("-", 1)[1]
     seed_ev = [e for e in recs if e["type"] == "DiceSeedRevealed"][0]["data"]
@@ -146,7 +147,7 @@ THIRD_PARTY = textwrap.dedent(
             d = e["data"]
             assert d["after"] == [d["before"][i] for i in orders[d["nonce"]]]
     print(json.dumps({"ok": True, "draws": checked, "events": len(recs)}))
-    '''
+    """
 )
 
 
@@ -155,7 +156,8 @@ async def test_an_export_verifies_with_a_script_written_from_the_docs_alone(game
     assert code == 0, err
     lines = out.splitlines()
     assert all(
-        {"stream", "version", "type", "visibility", "data", "prev_hash", "hash"} <= set(json.loads(x))
+        {"stream", "version", "type", "visibility", "data", "prev_hash", "hash"}
+        <= set(json.loads(x))
         for x in lines
     )
     positions = [json.loads(x)["position"] for x in lines]
@@ -173,7 +175,9 @@ async def test_an_export_verifies_with_a_script_written_from_the_docs_alone(game
 
 
 async def exported(games: str, tmp_path: Path) -> list[dict]:
-    code, out, err = await fallenctl("audit", "export", "g1", "--store", games, "--out", str(tmp_path / "g1.jsonl"))
+    code, _, err = await fallenctl(
+        "audit", "export", "g1", "--store", games, "--out", str(tmp_path / "g1.jsonl")
+    )
     assert code == 0, err
     return [json.loads(x) for x in (tmp_path / "g1.jsonl").read_text().splitlines()]
 
@@ -236,7 +240,7 @@ async def test_replay_and_export_through_the_grpc_api(games, tmp_path, monkeypat
         code, out, err = await fallenctl("audit", "export", "g1", "--target", target)
         assert code == 0, err
         code2, out2, _ = await fallenctl("audit", "export", "g1", "--store", games)
-        assert out == out2
+        assert code2 == 0 and out == out2
         code, out, err = await fallenctl("audit", "export", "g2", "--target", target)
         assert code == 2 and "has not ended" in err
     finally:

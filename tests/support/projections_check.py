@@ -17,7 +17,9 @@ from tests.support.projections_play import advance, engines, play
 RULES_OF = engines().get
 
 
-async def drive(runner: GameRunner, prefix: str, seed: int = 1, fallen_steps: int = 60) -> list[str]:
+async def drive(
+    runner: GameRunner, prefix: str, seed: int = 1, fallen_steps: int = 60
+) -> list[str]:
     """Play a mix of games (finished toys, toys in progress, a Fallen game part-way)."""
     rng = random.Random(seed)
     ids = []

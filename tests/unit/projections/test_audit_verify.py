@@ -125,7 +125,11 @@ async def test_given_a_game_roll_that_disagrees_with_the_dice_then_replay_names_
 async def test_given_two_events_reordered_then_the_first_out_of_place_is_named():
     records = await records_of("toy")
     i = first(records, "RollAsked")
-    j = i + 1 + next(k for k, r in enumerate(records[i + 1 :]) if r["stream"] == records[i]["stream"])
+    j = (
+        i
+        + 1
+        + next(k for k, r in enumerate(records[i + 1 :]) if r["stream"] == records[i]["stream"])
+    )
     swapped = list(records)
     swapped[i], swapped[j] = swapped[j], swapped[i]
     report = verify_game("g1", swapped, RULES_OF)
@@ -200,7 +204,7 @@ def as_old_log(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if r["type"] == "Rolled":
             r["data"] = {"seat": r["data"]["seat"], "pips": r["data"]["value"]}
         old.append(r)
-    return rechain(old, records[0]["stream"].replace("dice-", "game-"))
+    return rechain(old, "game-g1")
 
 
 async def test_given_a_log_written_with_an_older_event_version_then_it_replays_via_the_upcaster():

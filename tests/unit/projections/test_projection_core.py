@@ -11,7 +11,7 @@ import pytest
 from services.kernel.envelope import Envelope
 from services.kernel.store.sqlite import SqliteEventStore
 from services.projections import core
-from services.projections.core import Gap, GameProjection, NeedsState
+from services.projections.core import GameProjection, Gap, NeedsState
 from services.projections.records import audit_record, record_envelope, seat_feed
 from services.projections.upcast import Upcasters
 from services.rules.runner import fold
