@@ -46,6 +46,7 @@ lint: setup
 bench: setup
 	$(BIN)/fallenctl bench store
 	$(BIN)/fallenctl bench dice
+	$(BIN)/fallenctl bench rules fallen
 
 clean:
 	rm -rf $(GEN) $(VENV) var
