@@ -80,7 +80,8 @@ class SqliteViewStore:
                     cur.executemany(
                         "INSERT INTO proj_views (game_id, seat, version, ended, view) "
                         "VALUES (?,?,?,?,?) ON CONFLICT(game_id, seat) DO UPDATE SET "
-                        "version=excluded.version, ended=excluded.ended, view=excluded.view",
+                        "version=excluded.version, ended=excluded.ended, view=excluded.view "
+                        "WHERE excluded.version >= proj_views.version",
                         [(game_id, s, version, ended, v) for s, v in seats.items()],
                     )
                 cur.executemany(

@@ -10,8 +10,8 @@ Part 1 (pure, every game): play random games to the end, fold them with the proj
 at every append boundary serialize every seat's and the spectator's view, and every event of
 each seat's feed. Part 2 (gRPC, a sample): step through games on a running server and, after
 each step, read GetView / WatchView / ReadEvents for every seat and provoke error messages.
-Sizes: FALLEN_SCAN_GAMES (toy games, default 500), FALLEN_SCAN_FALLEN_GAMES (default 10),
-FALLEN_SCAN_GRPC_GAMES (default 8, plus one Fallen game sampled every 25 steps).
+Sizes: FALLEN_SCAN_GAMES (toy games, default 500), FALLEN_SCAN_FALLEN_GAMES (default 6),
+FALLEN_SCAN_GRPC_GAMES (default 6, plus one Fallen game sampled every 40 steps).
 """
 
 from __future__ import annotations
@@ -40,9 +40,9 @@ from tests.support.projections_play import engines, play, players, runner_for
 from tests.support.toy_game import CARDS
 
 N_TOY = int(os.environ.get("FALLEN_SCAN_GAMES", "500"))
-N_FALLEN = int(os.environ.get("FALLEN_SCAN_FALLEN_GAMES", "10"))
-N_GRPC = int(os.environ.get("FALLEN_SCAN_GRPC_GAMES", "8"))
-FALLEN_EVERY = 25
+N_FALLEN = int(os.environ.get("FALLEN_SCAN_FALLEN_GAMES", "6"))
+N_GRPC = int(os.environ.get("FALLEN_SCAN_GRPC_GAMES", "6"))
+FALLEN_EVERY = 40
 ENGINES = engines()
 RULES_OF = ENGINES.get
 

@@ -15,10 +15,13 @@ Card = dict[str, Any]
 
 ATTRIBUTES = ("agility", "intelligence", "strength")
 TIMINGS = (
-    "before_activation", "dl_roll", "hero_roll", "any_roll", "after_win", "after_lose",
-    "when_wounded",
+    "before_activation", "creature_exhausted", "dl_roll", "hero_roll", "any_roll", "after_win",
+    "after_lose", "rewards_claimed", "when_wounded",
 )
-TRIGGERS = ("win", "lose", "kill", "breach", "stage_start", "challenge_start", "activate")
+TRIGGERS = (
+    "win", "lose", "kill", "breach", "stage_start", "challenge_start", "activate",
+    "creature_exhausted", "rewards_claimed",
+)
 SHADOW = ("brilliant", "luminous", "glowing", "clouded", "dusk", "night")
 
 

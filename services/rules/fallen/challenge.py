@@ -54,10 +54,12 @@ def _challenge(ctx: Ctx, a: Args) -> None:
         ("tokens", {"role": "winner"}),
     ]
     if final:
-        steps += [("fb_claim", {}), ("tokens", {"role": "loser"}), ("replace_dead", {}),
-                  ("challenge_end", {}), ("purchases", {}), ("upgrades", {})]
+        steps += [("fb_claim", {}), ("tokens", {"role": "loser"}), ("rewards_claimed", {}),
+                  ("replace_dead", {}), ("challenge_end", {}), ("purchases", {}),
+                  ("upgrades", {})]
     else:
-        steps += [("tokens", {"role": "loser"}), ("replace_dead", {}), ("challenge_end", {})]
+        steps += [("tokens", {"role": "loser"}), ("rewards_claimed", {}), ("replace_dead", {}),
+                  ("challenge_end", {})]
         if not a.get("last"):
             steps += [("upgrades", {}), ("purchases", {})]
     ctx.push(*steps)

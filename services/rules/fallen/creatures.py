@@ -1,4 +1,4 @@
-"""Creatures: refreshing, activating, replacing the killed, upgrading, augments and targets."""
+"""Creatures: refreshing, activating, exhausting, replacing, upgrading, slot-bound cards."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ def _activated(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
     slot = int(args["slot"])
     cid = dv.creature_in(ctx.state, slot)
     assert cid is not None
-    ctx.exhaust(cid)
+    exhaust_creature(ctx, slot)
     c = card(cid)
     attr = ctx.state.var("ch.attribute")
     matches = attr in c.get("icons", ())
@@ -49,6 +49,21 @@ def _activated(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
     ability = c.get("ability", {})
     if matches and ability.get("when") == "activate":
         run_effects(ctx, DL, list(ability.get("effects", ())), cid)
+
+
+def exhaust_creature(ctx: Ctx, slot: int) -> None:
+    """Exhaust the Creature in a slot, then "when a Creature is exhausted" triggers and window.
+
+    Queued behind whatever runs "as soon as the Creature is exhausted" (its own ability);
+    the Dungeon Lord has priority first (Playing Power Cards: he decides conflicts).
+    """
+    cid = dv.creature_in(ctx.state, slot)
+    if cid is None or cid in ctx.state.exhausted:
+        return
+    ctx.exhaust(cid)
+    ctx.setv("ch.exhausted_slot", slot)
+    ctx.push(("fire", {"event": "creature_exhausted"}),
+             ("window_open", {"name": "creature_exhausted", "who": DL}))
 
 
 def _draw_creature(ctx: Ctx, level: int, slot: int, exhausted: bool) -> None:
@@ -140,7 +155,7 @@ def _picked_creature(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
     elif then == "refresh":
         ctx.exhaust(cid, False)
     elif then == "exhaust":
-        ctx.exhaust(cid, True)
+        exhaust_creature(ctx, slot)
     elif then == "kill":
         kill(ctx, slot)
 
@@ -155,4 +170,8 @@ def _pick_slot(ctx: Ctx, a: Args) -> None:
 
 @answer("pick_slot")
 def _picked_slot(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
-    ctx.move(data["card"], "limbo", f"augment.{int(args['slot'])}")
+    """Bind the card to the slot: a Dungeon Lord's card is an Augment, a Hero's a Curse."""
+    cid, slot = data["card"], int(args["slot"])
+    binding = "augment" if card(cid)["side"] == DL else "curse"
+    ctx.move(cid, "limbo", f"{binding}.{slot}")
+    ctx.note("card_bound", card=cid, slot=slot, binding=binding)

@@ -74,6 +74,8 @@ def sources(state: State) -> Iterator[tuple[str, dict[str, Any]]]:
     if slot is not None:
         for cid in state.zone(f"augment.{slot}"):
             yield DL, card(cid)
+        for cid in state.zone(f"curse.{slot}"):
+            yield HERO, card(cid)
         ab = active_ability(state)
         if ab is not None:
             yield DL, ab
@@ -171,15 +173,21 @@ def live_slots(state: State) -> list[int]:
     return [s for s in SLOTS if creature_in(state, s) is not None]
 
 
+def slot_bound(state: State, slot: int) -> Iterator[dict[str, Any]]:
+    """Yield the cards bound to a Creature slot: Augments, then the Hero's Curses."""
+    for zone in (f"augment.{slot}", f"curse.{slot}"):
+        for cid in state.zone(zone):
+            yield card(cid)
+
+
 def creature_armor(state: State, slot: int) -> int:
-    """Return the armor rating of the Creature in a slot, with augments."""
+    """Return the armor rating of the Creature in a slot, with Augments and Curses."""
     cid = creature_in(state, slot)
     base = int(card(cid)["armor"]) if cid else 0
-    for zone in (f"augment.{slot}",):
-        for aid in state.zone(zone):
-            for m in card(aid).get("mods", ()):
-                if m["mod"] == "creature_armor":
-                    base += int(m.get("n", 0))
+    for c in slot_bound(state, slot):
+        for m in c.get("mods", ()):
+            if m["mod"] == "creature_armor":
+                base += int(m.get("n", 0))
     return max(1, base)
 
 
@@ -195,10 +203,10 @@ def active_ability(state: State) -> dict[str, Any] | None:
 
 
 def slot_dice(state: State, slot: int) -> list[str]:
-    """Return the dice an augment adds to the Creature in a slot."""
+    """Return the dice the cards bound to a slot add to the Creature there."""
     dice: list[str] = []
-    for aid in state.zone(f"augment.{slot}"):
-        for m in card(aid).get("mods", ()):
+    for c in slot_bound(state, slot):
+        for m in c.get("mods", ()):
             if m["mod"] == "creature_dice":
                 dice.extend(m.get("dice", ()))
     return dice

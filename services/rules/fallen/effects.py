@@ -190,6 +190,23 @@ def _cancel_die(ctx: Ctx, seat: str, arg: Any, src: str) -> None:
                            "do": "cancel"}))
 
 
+@op("cancel_symbol")
+def _cancel_symbol(ctx: Ctx, seat: str, arg: Any, src: str) -> None:
+    """Cancel the next n Charge/Wound symbols a seat rolls this challenge (before they count).
+
+    Rolled symbols are gained at once and cannot be saved (Dice Symbols), so a cancel
+    stands ready, like a block, and meets the symbols as they are gained; a Charge/Wound
+    face counts as the symbol chosen for it (codex, Crystalline Orb).
+    """
+    if not dv.in_challenge(ctx.state):
+        return
+    spec = arg if isinstance(arg, dict) else {"n": arg}
+    whose = seat if spec.get("whose", "opponent") == "self" else other(seat)
+    symbol = spec.get("symbol", "any")
+    wards = ctx.state.var(f"ch.symbol_ward.{whose}", [])
+    ctx.setv(f"ch.symbol_ward.{whose}", [*wards, {"symbol": symbol, "n": _n(arg)}])
+
+
 @task("pick_die")
 def _pick_die(ctx: Ctx, a: Args) -> None:
     dice = dv.dice_of(ctx.state, a["whose"])
@@ -230,6 +247,10 @@ def _deal_wound(ctx: Ctx, seat: str, arg: Any, src: str) -> None:
         ctx.push(("wound", {"side": DL, "n": n, "slot": ctx.state.var("ch.slot")}))
     elif target == "creature":
         ctx.push(("pick_creature", {"seat": seat, "then": "wound", "n": n}))
+    elif target == "exhausted":
+        slot = ctx.state.var("ch.exhausted_slot")
+        if slot is not None:
+            ctx.push(("wound", {"side": DL, "n": n, "slot": slot}))
     elif target == "adjacent":
         slot = ctx.state.var("ch.slot")
         for s in dv.adjacent(slot) if slot is not None else []:

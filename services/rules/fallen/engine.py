@@ -15,6 +15,7 @@ from services.rules.fallen import (  # noqa: F401
     creatures,
     effects,
     equipment,
+    explain,
     final_battle,
     resources,
     rewards,
@@ -34,17 +35,34 @@ from services.rules.fallen.view import build_view
 
 # kind -> {field: type}; a trailing "?" marks an optional field.
 SCHEMAS: dict[str, dict[str, type]] = {
-    "choose_hero": {"character": str}, "choose_dungeon_lord": {"character": str},
-    "choose_skill": {"skill": str}, "choose": {"choice": str}, "activate": {"slot": int},
-    "challenge_roll": {"fortune": int, "ultimate": bool}, "resolve_symbol": {"die": int, "as": str},
-    "pass": {}, "play": {"card": str}, "fortune": {"n": int}, "ultimate": {},
-    "use": {"card": str, "ability": int}, "discard": {"card": str}, "take_token": {"token": str},
-    "take_card": {"card": str}, "equip": {"replace?": str}, "decline": {},
-    "upgrade": {"slot": int}, "done": {}, "buy": {"skill": str}, "target": {"slot": int},
-    "reroll": {"die": int}, "cancel": {"die": int}, "lose_equipment": {"card": str},
+    "choose_hero": {"character": str},
+    "choose_dungeon_lord": {"character": str},
+    "choose_skill": {"skill": str},
+    "choose": {"choice": str},
+    "activate": {"slot": int},
+    "challenge_roll": {"fortune": int, "ultimate": bool},
+    "resolve_symbol": {"die": int, "as": str},
+    "pass": {},
+    "play": {"card": str},
+    "fortune": {"n": int},
+    "ultimate": {},
+    "use": {"card": str, "ability": int},
+    "discard": {"card": str},
+    "take_token": {"token": str},
+    "take_card": {"card": str},
+    "equip": {"replace?": str},
+    "decline": {},
+    "upgrade": {"slot": int},
+    "done": {},
+    "buy": {"skill": str},
+    "target": {"slot": int},
+    "reroll": {"die": int},
+    "cancel": {"die": int},
+    "lose_equipment": {"card": str},
 }
 CHANCE_SCHEMAS: dict[str, dict[str, type]] = {
-    "roll": {"faces": list, "nonce": int}, "shuffle": {"order": list, "nonce": int},
+    "roll": {"faces": list, "nonce": int},
+    "shuffle": {"order": list, "nonce": int},
 }
 
 
@@ -54,8 +72,10 @@ def _check_shape(cmd: Command) -> None:
     table = CHANCE_SCHEMAS if cmd.seat == CHANCE else SCHEMAS
     schema = table.get(cmd.kind)
     if schema is None:
-        raise InvalidArgument("kind", f"unknown command kind {cmd.kind!r} for {cmd.seat}; "
-                                      f"known: {', '.join(sorted(table))}")
+        raise InvalidArgument(
+            "kind",
+            f"unknown command kind {cmd.kind!r} for {cmd.seat}; known: {', '.join(sorted(table))}",
+        )
     if not isinstance(cmd.args, Mapping):
         raise InvalidArgument("args", "args must be a mapping")
     allowed = {k.rstrip("?") for k in schema}
@@ -91,6 +111,21 @@ def _check_chance(pending: dict[str, Any], cmd: Command) -> dict[str, Any]:
     return dict(data, order=order, nonce=cmd.args["nonce"])
 
 
+def _refusal(state: State, command: Command, pending: dict[str, Any]) -> str:
+    """Return the message refusing a command that is not a legal answer now."""
+    generic = (
+        f"{command.kind} {dumps(dict(command.args))} is not a legal answer to "
+        f"{pending['kind']!r} now; ask legal_commands"
+    )
+    try:
+        reason = explain.why_not(state, command, pending)
+    except (KeyError, IndexError, TypeError, ValueError):  # an explainer gap: keep the generic
+        reason = None
+    if not reason:
+        return generic
+    return f"{reason} (not a legal answer to {pending['kind']!r} now; ask legal_commands)"
+
+
 class FallenRules:
     """Fallen: Hero vs Dungeon Lord, as a pure engine."""
 
@@ -107,8 +142,10 @@ class FallenRules:
             raise RuleViolation(f"fallen needs exactly the seats {', '.join(SEATS)}")
         catalog()
         ctx = Ctx(State())
-        ctx.emit("game_created", {"game_id": game_id, "seats": dict(setup.seats),
-                                  "options": dict(setup.options)})
+        ctx.emit(
+            "game_created",
+            {"game_id": game_id, "seats": dict(setup.seats), "options": dict(setup.options)},
+        )
         setup_mod.place_initial(ctx)
         ctx.push(("setup", {}))
         ctx.run()
@@ -125,7 +162,7 @@ class FallenRules:
         if pending is None:
             raise RuleViolation("the game is over" if state.phase == "over" else "no game yet")
         if command.seat != pending["seat"]:
-            raise RuleViolation(f"waiting for {pending['seat']} to answer {pending['kind']!r}")
+            raise RuleViolation(explain.not_your_turn(pending))
         ctx = Ctx(state)
         if command.seat == CHANCE:
             args = _check_chance(pending, command)
@@ -133,10 +170,10 @@ class FallenRules:
         else:
             legal = {dumps([k, a]) for k, a in static_or_dynamic(state, pending)}
             if dumps([command.kind, dict(command.args)]) not in legal:
-                raise RuleViolation(f"{command.kind} {dumps(dict(command.args))} is not a legal "
-                                    f"answer to {pending['kind']!r} now; ask legal_commands")
-            ANSWERS[pending["data"]["resume"]](ctx, pending["data"], command.kind,
-                                               dict(command.args))
+                raise RuleViolation(_refusal(state, command, pending))
+            ANSWERS[pending["data"]["resume"]](
+                ctx, pending["data"], command.kind, dict(command.args)
+            )
         ctx.run()
         return ctx.finish()
 
@@ -150,8 +187,11 @@ class FallenRules:
             data = p["data"]
             deck = str(data["purpose"]).startswith("shuffle ")
             request = ChanceRequest(
-                kind=p["kind"], purpose=data["purpose"], dice=tuple(data.get("dice", ())),
-                count=int(data.get("count", 0)), visible_to=() if deck else SEATS,
+                kind=p["kind"],
+                purpose=data["purpose"],
+                dice=tuple(data.get("dice", ())),
+                count=int(data.get("count", 0)),
+                visible_to=() if deck else SEATS,
             )
         return Pending(seat=p["seat"], kind=p["kind"], prompt=p["prompt"], chance=request)
 
@@ -179,8 +219,10 @@ class FallenRules:
         """Return the winner once the game is over."""
         if state.phase != "over":
             return None
-        return {"winner": state.winner,
-                "final_battle": {s: len(state.zone(f"fb.won.{s}")) for s in SEATS}}
+        return {
+            "winner": state.winner,
+            "final_battle": {s: len(state.zone(f"fb.won.{s}")) for s in SEATS},
+        }
 
     def state_hash(self, state: State) -> str:
         """Return the SHA-256 of the canonical JSON of the state."""

@@ -1,4 +1,8 @@
-"""The Final Battle: Final Battle cards are challenges; the first to claim three wins."""
+"""The Final Battle: Final Battle cards are challenges; the first to claim three wins.
+
+The game ends with the Begins card turned to its "Conclusion" side: the winner's
+flavour text is recorded (a public note, the game_over event and the "conclusion" var).
+"""
 
 from __future__ import annotations
 
@@ -30,7 +34,7 @@ def _fb_round(ctx: Ctx, a: Args) -> None:
     deck = ctx.state.zone("fb.deck")
     if not deck:
         hero, dl = (len(ctx.state.zone(f"fb.won.{s}")) for s in (HERO, DL))
-        ctx.emit("game_over", {"winner": HERO if hero > dl else DL, "reason": "deck exhausted"})
+        conclude(ctx, HERO if hero > dl else DL, "deck exhausted")
         return
     cid = deck[0]
     ctx.move(cid, "fb.deck", "fb.current")
@@ -59,4 +63,17 @@ def _fb_claim(ctx: Ctx, a: Args) -> None:
     won = len(ctx.state.zone(f"fb.won.{winner}"))
     ctx.note("final_battle_card_claimed", seat=winner, total=won)
     if won >= WINS_NEEDED:
-        ctx.emit("game_over", {"winner": winner, "reason": "three Final Battle cards"})
+        conclude(ctx, winner, "three Final Battle cards")
+
+
+def conclude(ctx: Ctx, winner: str, reason: str) -> None:
+    """End the game: turn the Begins card to its Conclusion and read the winner's text."""
+    begins = ctx.state.zone("fb.begins")
+    text = ""
+    if begins:
+        c = card(begins[0])
+        text = str(c.get("conclusion", {}).get(winner, ""))
+        ctx.setv("conclusion", {"card": begins[0], "winner": winner, "text": text})
+        ctx.note("final_battle_conclusion", card=begins[0], name=c["name"], winner=winner,
+                 text=text)
+    ctx.emit("game_over", {"winner": winner, "reason": reason, "conclusion": text})

@@ -133,6 +133,18 @@ def _took_token(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
     run_effects(ctx, seat, token_effects(seat, t), t)
 
 
+@task("rewards_claimed")
+def _rewards_claimed(ctx: Ctx, a: Args) -> None:
+    """Once both seats have claimed their Reward tokens: triggers, then a priority window.
+
+    It comes before killed Creatures are replaced ("After rewards are claimed at the end
+    of a challenge, any face-down Creatures ... are replaced"); the Dungeon Lord first.
+    """
+    ctx.note("rewards_claimed")
+    ctx.push(("fire", {"event": "rewards_claimed"}),
+             ("window_open", {"name": "rewards_claimed", "who": DL}))
+
+
 @task("extra_tokens")
 def _extra_tokens(ctx: Ctx, a: Args) -> None:
     if int(a["n"]) > 1:

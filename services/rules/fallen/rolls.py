@@ -3,7 +3,8 @@
 A die in a challenge is [colour, face, cancelled, resolved]; "resolved" means its
 symbol (Charge, Wound, Charge/Wound) has been gained. Symbols are gained at once;
 when the order matters (a Charge/Wound choice, or mixed symbols) the roller picks
-which to gain next (Advanced Rules, Symbol Order).
+which to gain next (Advanced Rules, Symbol Order). A standing symbol cancel
+(the cancel_symbol effect) meets symbols as they are gained.
 """
 
 from __future__ import annotations
@@ -99,7 +100,25 @@ def _symbols(ctx: Ctx, a: Args) -> None:
             who=seat)
 
 
+def _cancelled(ctx: Ctx, seat: str, sym: str, n: int) -> int:
+    """Use up standing symbol cancels (cancel_symbol) against n symbols; return how many."""
+    wards = ctx.state.var(f"ch.symbol_ward.{seat}", [])
+    used, left = 0, []
+    for w in wards:
+        take = min(int(w["n"]), n - used) if w["symbol"] in (sym, "any") else 0
+        used += take
+        if int(w["n"]) > take:
+            left.append(dict(w, n=int(w["n"]) - take))
+    if used:
+        ctx.setv(f"ch.symbol_ward.{seat}", left or None)
+        ctx.note("symbols_cancelled", seat=seat, symbol=sym, n=used)
+    return used
+
+
 def _gain(ctx: Ctx, seat: str, sym: str, n: int) -> None:
+    n -= _cancelled(ctx, seat, sym, n)
+    if n <= 0:
+        return
     ctx.note("symbols_gained", seat=seat, symbol=sym, n=n)
     if sym == "charge":
         gain_charges(ctx, seat, n)

@@ -65,6 +65,8 @@ def _check_card(c: dict[str, Any]) -> None:
     for seat in ("hero", "dungeon_lord"):
         if c["type"] == "final_battle":
             _walk_effects(c.get(seat, []), where)
+        for choice in c.get("quest", {}).get("choices", []):
+            _walk_effects(choice.get(seat, []), where)
 
 
 def test_component_counts_match_the_rulebook() -> None:
@@ -174,3 +176,94 @@ def test_fallen_dice_have_six_faces_from_the_symbol_vocabulary() -> None:
 def test_reward_tokens_only_use_known_symbols() -> None:
     for t in catalog().of_type("token"):
         assert set(t["gives"]) <= {"card", "charge", "fortune", "shift", "wound", "treasure_omen"}
+
+
+# --- the vocabulary is all in use -----------------------------------------------------------
+TOKEN_KINDS = {"card", "charge", "fortune", "shift", "wound", "treasure_omen"}
+
+
+def _effect_lists(c: dict[str, Any]) -> list[list[dict[str, Any]]]:
+    lists = [c.get("effects", []), c.get("on_learn", [])]
+    lists += [t["effects"] for t in c.get("triggers", [])]
+    lists += [ab["effects"] for ab in c.get("abilities", [])]
+    if "ultimate" in c:
+        lists.append(c["ultimate"]["effects"])
+    if "ability" in c:
+        lists.append(c["ability"]["effects"])
+    if c["type"] == "final_battle":
+        lists += [c.get("hero", []), c.get("dungeon_lord", [])]
+    if c["type"] in ("hero", "dungeon_lord") and "quest" in c:
+        lists += [ch.get(s, []) for ch in c["quest"]["choices"] for s in ("hero", "dungeon_lord")]
+    return lists
+
+
+def _primitives(effects: list[dict[str, Any]]) -> set[str]:
+    out: set[str] = set()
+    for eff in effects:
+        if "if" in eff:
+            out |= _primitives(eff.get("then", [])) | _primitives(eff.get("else", []))
+            continue
+        (name, arg), = eff.items()
+        out.add(name)
+        if name == "roll_die":
+            out |= _primitives(arg.get("hit", [])) | _primitives(arg.get("miss", []))
+    return out
+
+
+def _used() -> dict[str, set[str]]:
+    used: dict[str, set[str]] = {"timing": set(), "trigger": set(), "primitive": set(),
+                                 "mod": set(), "token": set()}
+    for c in catalog().cards.values():
+        if "timing" in c:
+            used["timing"].add(c["timing"])
+        used["timing"] |= {ab["timing"] for ab in c.get("abilities", [])}
+        used["trigger"] |= {t["when"] for t in c.get("triggers", [])}
+        for effects in _effect_lists(c):
+            used["primitive"] |= _primitives(effects)
+            used["mod"] |= {e["mod"]["mod"] for e in effects if "mod" in e}
+        used["mod"] |= {m["mod"] for m in c.get("mods", [])}
+        used["mod"] |= {m["mod"] for m in c.get("ability", {}).get("mods", [])}
+        if c["type"] == "token":
+            used["token"] |= set(c["gives"])
+    return used
+
+
+def test_every_timing_window_trigger_primitive_modifier_and_token_kind_is_used_by_a_card() -> None:
+    # given the whole card catalog; then every part of the vocabulary has at least one card
+    used = _used()
+    assert set(TIMINGS) - used["timing"] == set(), "timing windows no card uses"
+    assert set(TRIGGERS) - used["trigger"] == set(), "triggers no card uses"
+    assert set(OPS) - used["primitive"] == set(), "effect primitives no card uses"
+    assert MODS - used["mod"] == set(), "modifiers no card uses"
+    assert TOKEN_KINDS - used["token"] == set(), "reward token kinds no token gives"
+
+
+def test_the_two_triggered_timings_each_have_a_power_card_on_each_side() -> None:
+    cat = catalog()
+    for timing in ("creature_exhausted", "rewards_claimed"):
+        for side in ("hero", "dungeon_lord"):
+            assert cat.ids("power", side=side, timing=timing), (timing, side)
+
+
+def _binds_to_slot(c: dict[str, Any]) -> bool:
+    return any(e.get("bind", {}).get("to") == "slot" for e in c.get("effects", [])
+               if isinstance(e.get("bind"), dict))
+
+
+def test_slot_binding_cards_are_augments_for_the_dungeon_lord_and_curses_for_the_hero() -> None:
+    # given every Power card; then Augment/Curse keywords and binding to a slot go together
+    keyword = {"dungeon_lord": "Augment", "hero": "Curse"}
+    powers = catalog().of_type("power")
+    for c in powers:
+        assert c["keyword"], c["id"]
+        assert _binds_to_slot(c) == (c["keyword"] == keyword[c["side"]]), c["id"]
+        assert c["keyword"] not in set(keyword.values()) - {keyword[c["side"]]}, c["id"]
+    for side, kw in keyword.items():
+        assert any(c["keyword"] == kw and c["side"] == side for c in powers), kw
+
+
+def test_every_final_battle_begins_card_has_a_conclusion_for_each_winner() -> None:
+    for c in catalog().of_type("final_battle"):
+        if c.get("begins"):
+            assert set(c["conclusion"]) == {"hero", "dungeon_lord"}, c["id"]
+            assert all(c["conclusion"].values()), c["id"]

@@ -27,6 +27,7 @@ def test_dungeon_lords_seven_sword_roll_example() -> None:
     g.passes()
     # When the Dungeon Lord exhausts the Flesh Binder and rolls 2 black + its 2 blue dice
     g.do(DL, "activate", slot=0)
+    g.passes()  # the "when a Creature is exhausted" window
     assert "cr_flesh_binder" in g.state.exhausted
     g.do(DL, "challenge_roll", fortune=0, ultimate=False)
     assert g.pending_data["dice"] == ["fallen_black", "fallen_black", "fallen_blue", "fallen_blue"]
@@ -56,6 +57,7 @@ def test_heros_roll_example_ultimate_turns_six_swords_into_eight() -> None:
     g.challenge("intelligence")
     g.passes()
     g.do(DL, "activate", slot=0)
+    g.passes()  # the "when a Creature is exhausted" window
     g.do(DL, "challenge_roll", fortune=2, ultimate=False)
     g.roll("two_swords", "two_swords", "charge", "sword", "sword", "sword")  # 7 swords
     g.passes()
@@ -78,6 +80,7 @@ def _to_hero_roll(g: Game, dl_faces: list[str], attribute: str = "strength") -> 
     g.challenge(attribute)
     g.passes()
     g.do(DL, "activate", slot=g.legal()[0][1]["slot"])
+    g.passes()  # the "when a Creature is exhausted" window
     g.do(DL, "challenge_roll", fortune=0, ultimate=False)
     n = len(g.pending_data["dice"])
     g.roll(*(dl_faces + ["blank"] * (n - len(dl_faces))))
@@ -103,6 +106,7 @@ def test_easy_gives_the_hero_and_hard_gives_the_dungeon_lord_a_blue_die() -> Non
         g.challenge("intelligence", difficulty=difficulty)
         g.passes()
         g.do(DL, "activate", slot=0)
+        g.passes()  # the "when a Creature is exhausted" window
         g.do(DL, "challenge_roll", fortune=0, ultimate=False)
         dl_dice = g.pending_data["dice"]
         g.roll(*["blank"] * len(dl_dice))
@@ -131,6 +135,7 @@ def test_charge_or_wound_is_the_rollers_choice_and_only_the_choice_counts() -> N
     g.challenge("strength")
     g.passes()
     g.do(DL, "activate", slot=0)
+    g.passes()  # the "when a Creature is exhausted" window
     g.do(DL, "challenge_roll", fortune=0, ultimate=False)
     n = len(g.pending_data["dice"])
     assert n == 3  # two black dice and the Goblin Sneak's blue die
@@ -168,16 +173,17 @@ def test_wound_symbols_hit_the_active_creature_and_dice_gained_by_the_opponent_r
     g = Game(hero="merace", dl="archivist")
     g.do(HERO, "choose", choice=g.quest_choice)
     g.put("hp_merace_arcane_bolt", "hero.hand")
-    g.put("hp_counterstrike", "hero.hand")
+    g.put("hp_seroth_headbutt", "hero.hand")
     g.set("fortune.hero", 5)
     g.challenge("strength")
     g.passes()
     g.do(DL, "activate", slot=1)
+    g.passes()  # the "when a Creature is exhausted" window
     g.do(DL, "challenge_roll", fortune=0, ultimate=False)
     g.roll(*["blank"] * len(g.pending_data["dice"]))
     g.do(DL, "pass")
-    # The hero plays Counterstrike during the Dungeon Lord's roll: a Wound to the active Creature
-    g.do(HERO, "play", card="hp_counterstrike")
+    # The hero plays Headbutt during the Dungeon Lord's roll: a Wound to the active Creature
+    g.do(HERO, "play", card="hp_seroth_headbutt")
     g.do(DL, "pass")  # the Dungeon Lord does not block
     assert g.count("wounds.slot.1") == 1
 
@@ -192,6 +198,7 @@ def test_creature_ability_only_when_an_icon_matches_the_challenge() -> None:
         g.challenge(attribute)
         g.passes()
         g.do(DL, "activate", slot=0)
+        g.passes()  # the "when a Creature is exhausted" window
         assert g.count("fortune.hero") == 3 - expected
 
 

@@ -53,6 +53,7 @@ def test_chance_answers_are_checked() -> None:
     g.challenge("strength")
     g.passes()
     g.do(DL, "activate", slot=0)
+    g.passes()  # the "when a Creature is exhausted" window
     g.do(DL, "challenge_roll", fortune=0, ultimate=False)
     p = RULES.pending(g.state)
     assert p is not None and p.seat == CHANCE and p.chance is not None

@@ -25,6 +25,7 @@ def test_shadow_fiend_kill_example() -> None:
     g.challenge("strength")
     g.passes()
     g.do(DL, "activate", slot=0)
+    g.passes()  # the "when a Creature is exhausted" window
     g.do(DL, "challenge_roll", fortune=0, ultimate=False)
     g.roll(*["blank"] * len(g.pending_data["dice"]))
     g.passes()
@@ -54,6 +55,7 @@ def test_wounds_beyond_a_dead_creature_are_discarded() -> None:
     g.challenge("strength")
     g.passes()
     g.do(DL, "activate", slot=0)
+    g.passes()  # the "when a Creature is exhausted" window
     g.do(DL, "challenge_roll", fortune=0, ultimate=False)
     g.roll(*["blank"] * len(g.pending_data["dice"]))
     g.passes()
@@ -105,7 +107,7 @@ def test_leather_armor_breach_example() -> None:
     g = _game()
     assert armor_rating(g.state) == 9
     g.set("wounds.hero", 7)
-    g.put("crit_bleeding", "critical.deck")
+    g.put("crit_lost_nerve", "critical.deck")
     dl_xp = g.count("xp.dungeon_lord")
     # When a Story Wound is dealt and then the Dungeon Lord rolls two Wounds
     g.challenge("intelligence", wound=1)
@@ -113,13 +115,14 @@ def test_leather_armor_breach_example() -> None:
     assert g.count("wounds.hero") == 8
     g.passes()
     g.do(DL, "activate", slot=0)
+    g.passes()  # the "when a Creature is exhausted" window
     g.do(DL, "challenge_roll", fortune=0, ultimate=False)
     g.roll("wound", "wound", *["blank"] * (len(g.pending_data["dice"]) - 2))
     g.do(HERO, "pass")
     # Then the ninth Wound breaches: 9 discarded, 1 left, +1 XP and a Critical card in play
     assert g.count("wounds.hero") == 1
     assert g.count("xp.dungeon_lord") == dl_xp + 1
-    assert g.zone("crit.hero") == ("crit_bleeding",)
+    assert g.zone("crit.hero") == ("crit_lost_nerve",)
 
 
 def test_blocked_wounds_are_not_dealt() -> None:
@@ -141,6 +144,7 @@ def test_archivist_ultimate_in_the_dark_blocks_one_wound_this_challenge() -> Non
     g.challenge("strength")
     g.passes()
     g.do(DL, "activate", slot=0)
+    g.passes()  # the "when a Creature is exhausted" window
     g.do(DL, "challenge_roll", fortune=0, ultimate=True)
     g.roll(*["blank"] * len(g.pending_data["dice"]))
     assert g.count("shield.dungeon_lord") == 1
@@ -178,6 +182,7 @@ def test_adjacent_creatures_do_not_wrap_around() -> None:
     g.challenge("strength")
     g.passes()
     g.do(DL, "activate", slot=0)
+    g.passes()  # the "when a Creature is exhausted" window
     g.do(DL, "challenge_roll", fortune=0, ultimate=False)
     g.roll(*["blank"] * len(g.pending_data["dice"]))
     g.passes()

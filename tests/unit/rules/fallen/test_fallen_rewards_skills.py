@@ -18,6 +18,7 @@ def _to_result(g: Game, hero_wins: bool, attribute: str = "strength", **extra: o
     g.challenge(attribute, **extra)
     g.passes()
     g.do(DL, "activate", slot=g.legal()[0][1]["slot"])
+    g.passes()  # the "when a Creature is exhausted" window
     g.do(DL, "challenge_roll", fortune=0, ultimate=False)
     n = len(g.pending_data["dice"])
     g.roll("sword", *["blank"] * (n - 1))
