@@ -23,9 +23,9 @@ from services.dice.ledger import ROLLED, SHUFFLE_DRAWN
 from services.kernel.canonical import GENESIS_HASH, canonical_json
 from services.kernel.envelope import Envelope, normalize_visibility, stream_game
 from services.kernel.games import GAME_CREATED, GAME_ENDED
+from services.kernel.upcast import REGISTRY, Upcasters, for_rules
 from services.projections.core import to_rules_event
 from services.projections.records import HASHED_FIELDS, record_envelope
-from services.projections.upcast import REGISTRY, Upcasters, for_rules
 from services.rules.common.api import CHANCE, Command, Event, GameRules, Setup
 
 RulesOf = Callable[[str], GameRules | None]

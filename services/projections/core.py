@@ -17,7 +17,7 @@ from typing import Any
 from services.kernel.canonical import GENESIS_HASH
 from services.kernel.envelope import Envelope, stream_family
 from services.kernel.games import GAME_CREATED, GAME_ENDED
-from services.projections.upcast import REGISTRY, Upcasters, for_rules
+from services.kernel.upcast import REGISTRY, Upcasters, for_rules
 from services.rules.common.api import Event, GameRules
 
 SPECTATOR = ""

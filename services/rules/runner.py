@@ -19,6 +19,7 @@ from services.kernel.errors import (
 )
 from services.kernel.games import GAME_CREATED, GAME_ENDED, check_game_id, game_stream
 from services.kernel.store.base import ANY_VERSION, EventStore
+from services.kernel.upcast import for_rules
 from services.rules.common.api import CHANCE, Command, Event, GameRules, Pending, Setup
 from services.rules.registry import load
 
@@ -43,21 +44,24 @@ class Loaded:
 def to_new_event(ev: Event, causation: str = "") -> NewEvent:
     """Return the store form of a rules event."""
     vis = ev.visibility if isinstance(ev.visibility, str) else sorted(set(ev.visibility))
-    return NewEvent(ev.type, dict(ev.data), vis, causation_id=causation)
+    return NewEvent(
+        ev.type, dict(ev.data), vis, schema_version=ev.schema_version, causation_id=causation
+    )
 
 
 def to_rules_event(env: Envelope) -> Event:
     """Return the rules form of a stored event."""
     vis = env.visibility if isinstance(env.visibility, str) else tuple(env.visibility)
-    return Event(env.type, env.data, vis)
+    return Event(env.type, env.data, vis, env.schema_version)
 
 
 def fold(rules: GameRules, envelopes: list[Envelope], state: Any = None) -> Any:
-    """Return the engine state after the game events of envelopes."""
+    """Return the engine state after the game events of envelopes (old payloads upcast)."""
     state = rules.initial_state() if state is None else state
+    up = for_rules(rules)
     for env in envelopes:
         if env.type not in KERNEL_EVENTS:
-            state = rules.evolve(state, to_rules_event(env))
+            state = rules.evolve(state, to_rules_event(up.upcast(env)))
     return state
 
 

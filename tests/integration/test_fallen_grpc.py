@@ -27,7 +27,15 @@ from services.rules.fallen.cards import card
 
 SEATS = {"hero": "alice", "dungeon_lord": "bob"}
 ROLL_WINDOWS = {"dl_roll", "hero_roll"}
-WINDOWS = {"before_activation", "dl_roll", "hero_roll", "after_result"}  # prompt "<name>: ..."
+# window decisions' prompts read "<name>: ..." (the when_wounded reaction reads otherwise)
+WINDOWS = {
+    "before_activation",
+    "creature_exhausted",
+    "dl_roll",
+    "hero_roll",
+    "after_result",
+    "rewards_claimed",
+}
 SEARCH_GAMES = 4  # bot games tried before giving up on finding a situation
 SEARCH_STEPS = 400  # decisions per game
 

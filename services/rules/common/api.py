@@ -22,12 +22,15 @@ NOBODY = "nobody"
 class Event:
     """A rules event: type, JSON-ready payload and who may see it.
 
-    visibility is "public", "nobody" (audit only) or a tuple of seats.
+    visibility is "public", "nobody" (audit only) or a tuple of seats. schema_version
+    is the payload's version for this type; bump it (and add an upcaster) on a breaking
+    change, so old logs still replay.
     """
 
     type: str
     data: Mapping[str, Any]
     visibility: str | tuple[str, ...] = PUBLIC
+    schema_version: int = 1
 
 
 @dataclass(frozen=True)

@@ -31,18 +31,22 @@ Args = dict[str, Any]
 SEAT_NAMES = {HERO: "the Hero", DL: "the Dungeon Lord", CHANCE: "chance"}
 WINDOW_NAMES = {
     "before_activation": "before a Creature is activated",
+    "creature_exhausted": "after a Creature is exhausted",
     "dl_roll": "Dungeon Lord's roll",
     "hero_roll": "Hero's roll",
     "after_result": "after the challenge result",
+    "rewards_claimed": "after rewards are claimed",
     "when_wounded": "when wounded",
 }
 TIMING_NAMES = {
     "before_activation": "before a Creature is activated",
+    "creature_exhausted": "when a Creature is exhausted",
     "dl_roll": "during the Dungeon Lord's roll",
     "hero_roll": "during the Hero's roll",
     "any_roll": "during either roll",
     "after_win": "after winning a challenge",
     "after_lose": "after losing a challenge",
+    "rewards_claimed": "after rewards are claimed",
     "when_wounded": "when you are being wounded",
 }
 CONDITION_NAMES = {

@@ -10,10 +10,10 @@ import pytest
 
 from services.kernel.envelope import Envelope
 from services.kernel.store.sqlite import SqliteEventStore
+from services.kernel.upcast import Upcasters
 from services.projections import core
 from services.projections.core import GameProjection, Gap, NeedsState
 from services.projections.records import audit_record, record_envelope, seat_feed
-from services.projections.upcast import Upcasters
 from services.rules.runner import fold
 from tests.support.projections_play import engines, finished_game, play, runner_for
 

@@ -371,3 +371,12 @@ def test_the_generic_reason_is_kept_when_no_specific_reason_is_known() -> None:
     msg = refusal(g.state, HERO, "done")
     # then the generic reason is given
     assert msg == "done {} is not a legal answer to 'mystery' now; ask legal_commands"
+
+
+def test_every_timing_and_roll_window_has_words_for_reasons() -> None:
+    # given the card timings the catalog allows / then each has a phrase for refusals
+    from services.rules.fallen.cards import TIMINGS
+    from services.rules.fallen.explain import TIMING_NAMES, WINDOW_NAMES
+
+    assert set(TIMINGS) <= set(TIMING_NAMES)
+    assert {t for t in TIMINGS if not t.startswith(("any_", "after_"))} <= set(WINDOW_NAMES)
