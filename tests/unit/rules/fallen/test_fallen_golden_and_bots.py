@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 
+import pytest
+
 from services.rules.common.api import Command, Event, Setup
 from services.rules.fallen import RULES
 from services.rules.fallen.bot import heuristic
@@ -54,6 +56,7 @@ def test_the_heuristic_dungeon_lord_wins_more_than_a_random_one_on_the_same_seed
     assert _hero_wins({"dungeon_lord": heuristic}, n) < _hero_wins({}, n)
 
 
+@pytest.mark.timeout(1800)
 def test_given_many_random_legal_playouts_then_every_game_reaches_a_winner_and_replays():
     # given QUICK_PLAYOUTS seeded random games (chance from the fair scheme)
     winners = {"hero": 0, "dungeon_lord": 0}
