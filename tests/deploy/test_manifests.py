@@ -8,6 +8,7 @@ small Python renderer below and schema-validated with kubernetes_validate.
 from __future__ import annotations
 
 import copy
+import inspect
 import json
 import os
 import re
@@ -23,6 +24,10 @@ from kubernetes_validate.utils import all_versions
 
 from services.app import ALL, SINGLE_SERVICES
 from services.cli.main import app as fallenctl
+from services.kernel.stream.kafka_topics import PARTITIONS as RELAY_PARTITIONS
+from services.projections import wiring
+from services.projections.faust_app import FaustConfig
+from services.projections.viewstore import open_view_store
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
@@ -37,7 +42,20 @@ FALLEN_SERVICES = (
     "projections",
     "relay",
 )
-HPA_TARGETS = {"rules-fallen"}
+# Workers: they run the same image with its ENTRYPOINT (`fallenctl serve`) replaced by
+# another fallenctl command, and serve neither gRPC nor metrics. They are exempt, by name
+# and only from these checks, from what is specific to `fallenctl serve`: gRPC probes
+# (nothing listens; in compose the image's gRPC HEALTHCHECK is disabled instead), a
+# Service, container ports, Prometheus scrape annotations, a `SERVICE --address ...`
+# argument list, and the JWT secret (they make no authenticated calls, so they must not
+# get it). Every other check (image, security context, limits, scratch dirs, config,
+# depends_on, CLI flags) applies to them too.
+WORKERS = {"projections-worker": ("fallenctl", "projections", "faust")}
+SERVE = ("fallenctl", "serve")  # the image ENTRYPOINT
+# HPAs present in every render (the stateless pools) and only in prod (the faust workers:
+# dev scales them to 0, base leaves replicas to the overlays).
+POOL_HPA = {"rules-fallen"}
+PROD_ONLY_HPA = {"projections-worker"}
 PUBLISHED = {"rules-fallen"}
 NEEDS_DICE = {"deck", "rules-fallen"}
 NOT_YET = {"rules-worlds", "rules-land", "matchmaking", "bots-worlds"}
@@ -45,27 +63,41 @@ GRPC_PORT = 50051
 METRICS_PORT = 9100
 SECRET_NAME = "fallen-secrets"
 WORKLOAD_KINDS = {"Deployment", "StatefulSet"}
+# Partitions of the topics the faust workers share: their by-game topic
+# (FaustConfig.partitions) and the relay's fallen.events.* topics. No more useful workers.
+BY_GAME_PARTITIONS = FaustConfig("", "", "").partitions
 
 
 # --------------------------------------------------------------------------- compose
 
 
 def _fallen(compose: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """Return the compose services that run the project image."""
+    """Return the compose services that run `fallenctl serve SERVICE`."""
     return {n: s for n, s in compose["services"].items() if n in FALLEN_SERVICES}
+
+
+def _workers(compose: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Return the compose services that run a worker command of the image."""
+    return {n: s for n, s in compose["services"].items() if n in WORKERS}
 
 
 def test_compose_has_every_service(compose: dict[str, Any]) -> None:
     services = compose["services"]
-    missing = (set(FALLEN_SERVICES) | {"redis", "kafka"}) - set(services)
+    wanted = set(FALLEN_SERVICES) | set(WORKERS) | {"redis", "kafka"}
+    missing = wanted - set(services)
     assert not missing, f"missing compose services: {sorted(missing)}"
-    assert set(services) == set(FALLEN_SERVICES) | {"redis", "kafka"}
+    assert set(services) == wanted
 
 
 def test_compose_every_service_has_a_healthcheck(compose: dict[str, Any]) -> None:
     for name, svc in compose["services"].items():
         hc = svc.get("healthcheck")
         assert hc, f"{name}: no healthcheck"
+        if name in WORKERS:
+            # Exempt: the image's HEALTHCHECK probes gRPC on 50051, which a worker never
+            # serves, so it is explicitly disabled (and nothing may wait for it, below).
+            assert hc == {"disable": True}, f"{name}: disable the image's gRPC healthcheck"
+            continue
         assert not hc.get("disable", False), name
         test = hc["test"]
         assert isinstance(test, list) and test[0] in ("CMD", "CMD-SHELL"), name
@@ -81,13 +113,14 @@ def test_compose_every_service_has_a_healthcheck(compose: dict[str, Any]) -> Non
 
 def test_compose_depends_on_healthy_infra(compose: dict[str, Any]) -> None:
     services = compose["services"]
-    for name, svc in _fallen(compose).items():
+    for name, svc in {**_fallen(compose), **_workers(compose)}.items():
         deps = svc.get("depends_on")
         assert isinstance(deps, dict), f"{name}: depends_on must use the long form"
         for infra in ("redis", "kafka"):
             assert deps.get(infra, {}).get("condition") == "service_healthy", (name, infra)
         for dep, cond in deps.items():
             assert dep in services, (name, dep)
+            assert dep not in WORKERS, f"{name} waits for {dep}, which has no healthcheck"
             assert cond == {"condition": "service_healthy"}, (name, dep)
             assert "healthcheck" in services[dep], (name, dep)
     # No cycles: repeatedly remove services whose dependencies are all removed.
@@ -101,7 +134,7 @@ def test_compose_depends_on_healthy_infra(compose: dict[str, Any]) -> None:
 
 def test_compose_one_image_built_from_the_repo(compose: dict[str, Any]) -> None:
     images = set()
-    for name, svc in _fallen(compose).items():
+    for name, svc in {**_fallen(compose), **_workers(compose)}.items():
         build = svc.get("build")
         context = build.get("context") if isinstance(build, dict) else build
         assert context in (".", "./"), f"{name}: build context {context!r}"
@@ -109,6 +142,11 @@ def test_compose_one_image_built_from_the_repo(compose: dict[str, Any]) -> None:
             assert build.get("dockerfile", "Dockerfile") == "Dockerfile", name
         images.add(svc["image"])
         command = svc["command"]
+        if name in WORKERS:
+            assert svc.get("entrypoint") == list(WORKERS[name]), f"{name}: entrypoint"
+            assert command and str(command[0]).startswith("--"), f"{name}: flags only"
+            assert "ports" not in svc and "--address" not in command, f"{name}: serves nothing"
+            continue
         assert command[0] == name, f"{name}: command must start with the service name"
         assert command[command.index("--address") + 1] == f"0.0.0.0:{GRPC_PORT}", name
         assert str(command[command.index("--metrics-port") + 1]) == str(METRICS_PORT), name
@@ -130,6 +168,8 @@ def test_compose_redis_and_kafka(compose: dict[str, Any]) -> None:
     assert "CONTROLLER" in str(env["KAFKA_CONTROLLER_LISTENER_NAMES"])
     assert env.get("CLUSTER_ID") and env.get("KAFKA_NODE_ID") is not None
     assert int(env["KAFKA_OFFSETS_TOPIC_REPLICATION_FACTOR"]) == 1  # single broker
+    # Auto-created topics get as many partitions as the faust workers expect.
+    assert int(env["KAFKA_NUM_PARTITIONS"]) == BY_GAME_PARTITIONS
     for infra in (redis, kafka):
         assert "ports" not in infra, "infrastructure must not be published to the host"
 
@@ -149,6 +189,17 @@ def test_compose_environment_and_no_literal_secret(
             if key.endswith("_ADDR"):
                 host, port = str(value).rsplit(":", 1)
                 assert host in services and int(port) == GRPC_PORT, (name, key, value)
+    # The read API serves what the faust workers write: external, same view store.
+    api = services["projections"]["environment"]
+    assert api["FALLEN_PROJECTIONS"] == wiring.EXTERNAL
+    assert type(open_view_store(api["FALLEN_VIEWS"])).__name__ == "RedisViewStore"
+    for name, svc in _workers(compose).items():
+        env = svc["environment"]
+        assert env["FALLEN_STORE"] == api["FALLEN_STORE"], name
+        assert env["FALLEN_VIEWS"] == api["FALLEN_VIEWS"], name
+        assert not {k for k in env if "JWT" in k or "SECRET" in k}, f"{name}: needs no secret"
+        argv = [str(a) for a in svc["command"]]
+        assert argv[argv.index("--kafka") + 1] == api["FALLEN_STREAM"], name
     # Also on the raw text: any JWT secret assignment outside comments is the required var.
     for line in compose_text.splitlines():
         code = line.split("#", 1)[0]
@@ -353,6 +404,12 @@ def _by_kind(docs: list[dict[str, Any]], kind: str) -> dict[str, dict[str, Any]]
     return out
 
 
+def _hpa_scaled(docs: list[dict[str, Any]]) -> set[str]:
+    """Return the names of the Deployments an HPA of the render scales."""
+    hpas = _by_kind(docs, "HorizontalPodAutoscaler").values()
+    return {h["spec"]["scaleTargetRef"]["name"] for h in hpas}
+
+
 def _k8s_versions() -> list[str]:
     """Return the Kubernetes versions to validate against: 1.30 (if shipped) and the latest."""
     shipped = {".".join(v.split(".")[:2]) for v in all_versions()}
@@ -391,8 +448,10 @@ def test_one_deployment_and_service_per_service(
     target: str, rendered: dict[str, list[dict[str, Any]]]
 ) -> None:
     docs = rendered[target]
-    assert set(_by_kind(docs, "Deployment")) == set(FALLEN_SERVICES)
-    assert set(FALLEN_SERVICES) <= set(_by_kind(docs, "Service"))
+    assert set(_by_kind(docs, "Deployment")) == set(FALLEN_SERVICES) | set(WORKERS)
+    services = set(_by_kind(docs, "Service"))
+    assert set(FALLEN_SERVICES) <= services
+    assert not services & set(WORKERS), "workers serve no port: no Service"
     assert not [d for d in docs if d["kind"] == "Secret"], "no Secret may be committed"
     namespaces = {d["metadata"].get("namespace") for d in docs}
     assert len(namespaces) == 1, f"mixed namespaces {namespaces}"
@@ -408,6 +467,32 @@ def _quantity(value: Any) -> float:
     return float(text)
 
 
+def _container_env(
+    container: dict[str, Any], configmaps: dict[str, dict[str, Any]]
+) -> dict[str, str]:
+    """Return a container's environment: envFrom ConfigMaps, then env (secrets as a marker)."""
+    env = {
+        str(k): str(v)
+        for src in container.get("envFrom", [])
+        for k, v in configmaps[src["configMapRef"]["name"]]["data"].items()
+    }
+    env.update({e["name"]: str(e.get("value", "<from secret>")) for e in container.get("env", [])})
+    return env
+
+
+_K8S_REF = re.compile(r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)")
+
+
+def _expand(arg: str, env: dict[str, str]) -> str:
+    """Return arg with Kubernetes $(VAR) references replaced (they must all be defined)."""
+
+    def sub(m: re.Match[str]) -> str:
+        assert m.group(1) in env, f"$({m.group(1)}) is not in the container's environment"
+        return env[m.group(1)]
+
+    return _K8S_REF.sub(sub, arg)
+
+
 @pytest.mark.parametrize("target", sorted(TARGETS))
 def test_deployments_are_probed_limited_and_non_root(
     target: str, rendered: dict[str, list[dict[str, Any]]]
@@ -418,9 +503,6 @@ def test_deployments_are_probed_limited_and_non_root(
     for name, dep in _by_kind(docs, "Deployment").items():
         meta = dep["spec"]["template"]["metadata"]
         notes = meta.get("annotations", {})
-        assert notes.get("prometheus.io/scrape") == "true", name
-        assert notes.get("prometheus.io/port") == str(METRICS_PORT), name
-        assert notes.get("prometheus.io/path") == "/metrics", name
         pod = _pod_spec(dep)
         psc = pod["securityContext"]
         assert psc["runAsNonRoot"] is True and psc.get("runAsUser", 0) != 0, name
@@ -428,15 +510,6 @@ def test_deployments_are_probed_limited_and_non_root(
         assert len(pod["containers"]) == 1, name
         (container,) = pod["containers"]
         images.add(container["image"])
-        assert container["args"][0] == name, name
-        assert container["args"][container["args"].index("--address") + 1] == (
-            f"0.0.0.0:{GRPC_PORT}"
-        )
-        assert "command" not in container, f"{name}: keep the image ENTRYPOINT"
-        for probe in ("livenessProbe", "readinessProbe", "startupProbe"):
-            assert container[probe]["grpc"]["port"] == GRPC_PORT, (name, probe)
-        ports = {p["name"]: p["containerPort"] for p in container["ports"]}
-        assert ports == {"grpc": GRPC_PORT, "metrics": METRICS_PORT}, name
         res = container["resources"]
         for kind in ("cpu", "memory"):
             req, lim = res["requests"][kind], res["limits"][kind]
@@ -447,15 +520,43 @@ def test_deployments_are_probed_limited_and_non_root(
         assert csc["capabilities"]["drop"] == ["ALL"], name
         mounts = {m["mountPath"] for m in container["volumeMounts"]}
         assert {"/tmp", "/var/lib/fallen"} <= mounts, f"{name}: writable scratch dirs"
+        for source in container["envFrom"]:
+            assert source["configMapRef"]["name"] in configmaps, name
+        if name in WORKERS:
+            # The explicit exemptions (see WORKERS): another fallenctl command, nothing to
+            # probe, scrape or route to, and no JWT secret.
+            assert tuple(container["command"]) == WORKERS[name], f"{name}: command"
+            assert container["args"] and container["args"][0].startswith("--"), name
+            for probe in ("livenessProbe", "readinessProbe", "startupProbe"):
+                assert probe not in container, f"{name}: {probe} on a port nothing serves"
+            assert "ports" not in container, f"{name}: listens on nothing"
+            assert not any(k.startswith("prometheus.io/") for k in notes), f"{name}: no /metrics"
+            assert "env" not in container, f"{name}: needs no secret"
+            continue
+        assert notes.get("prometheus.io/scrape") == "true", name
+        assert notes.get("prometheus.io/port") == str(METRICS_PORT), name
+        assert notes.get("prometheus.io/path") == "/metrics", name
+        assert container["args"][0] == name, name
+        assert container["args"][container["args"].index("--address") + 1] == (
+            f"0.0.0.0:{GRPC_PORT}"
+        )
+        assert "command" not in container, f"{name}: keep the image ENTRYPOINT"
+        for probe in ("livenessProbe", "readinessProbe", "startupProbe"):
+            assert container[probe]["grpc"]["port"] == GRPC_PORT, (name, probe)
+        ports = {p["name"]: p["containerPort"] for p in container["ports"]}
+        assert ports == {"grpc": GRPC_PORT, "metrics": METRICS_PORT}, name
         secret_env = {e["name"]: e for e in container.get("env", [])}
         ref = secret_env["FALLEN_JWT_SECRET"]["valueFrom"]["secretKeyRef"]
         assert ref["name"] == SECRET_NAME and ref["key"] == "jwt-secret", name
         assert all("value" not in e for e in container.get("env", []) if "SECRET" in e["name"]), (
             name
         )
-        for source in container["envFrom"]:
-            assert source["configMapRef"]["name"] in configmaps, name
     assert len(images) == 1, f"one image for every service: {images}"
+
+
+def _hpa_targets(target: str) -> set[str]:
+    """Return the Deployments an HPA scales in a render."""
+    return POOL_HPA | (PROD_ONLY_HPA if target == "prod" else set())
 
 
 @pytest.mark.parametrize("target", sorted(TARGETS))
@@ -465,7 +566,7 @@ def test_hpas_target_the_scaling_pools(
     docs = rendered[target]
     deployments = _by_kind(docs, "Deployment")
     hpas = _by_kind(docs, "HorizontalPodAutoscaler")
-    assert {h["spec"]["scaleTargetRef"]["name"] for h in hpas.values()} == HPA_TARGETS
+    assert {h["spec"]["scaleTargetRef"]["name"] for h in hpas.values()} == _hpa_targets(target)
     for name, hpa in hpas.items():
         assert hpa["apiVersion"] == "autoscaling/v2", name
         ref = hpa["spec"]["scaleTargetRef"]
@@ -475,11 +576,28 @@ def test_hpas_target_the_scaling_pools(
         container = _pod_spec(target_dep)["containers"][0]
         assert "cpu" in container["resources"]["requests"], "utilization needs a CPU request"
         assert 1 <= hpa["spec"]["minReplicas"] <= hpa["spec"]["maxReplicas"], name
+        metrics = hpa["spec"]["metrics"]
+        assert [m["resource"]["name"] for m in metrics if m["type"] == "Resource"] == ["cpu"]
+        if ref["name"] in WORKERS:
+            # A faust worker only works on the partitions it owns.
+            assert hpa["spec"]["maxReplicas"] <= BY_GAME_PARTITIONS, name
     for name, dep in deployments.items():
-        if name not in HPA_TARGETS:
-            assert isinstance(dep["spec"].get("replicas"), int), f"{name}: plain replica count"
+        if name in _hpa_targets(target):
+            continue
+        if target == "base" and name in PROD_ONLY_HPA:
+            # Left to the overlays: dev sets 0, prod's HPA owns it.
+            assert "replicas" not in dep["spec"], f"{name}: prod's HPA owns replicas"
+            continue
+        assert isinstance(dep["spec"].get("replicas"), int), f"{name}: plain replica count"
     assert deployments["relay"]["spec"]["replicas"] <= 1, "relay is one per shard"
     assert deployments["relay"]["spec"]["strategy"]["type"] == "Recreate"
+
+
+def test_worker_partitions_bound_scaling() -> None:
+    """The by-game topic and the relayed topics have the partitions the docs promise."""
+    assert BY_GAME_PARTITIONS == RELAY_PARTITIONS == 4
+    readme = (DEPLOY / "README.md").read_text()
+    assert f"{BY_GAME_PARTITIONS} partitions" in readme
 
 
 @pytest.mark.parametrize("target", sorted(TARGETS))
@@ -502,6 +620,7 @@ def test_services_and_budgets_select_existing_workloads(
     for name, svc in _by_kind(docs, "Service").items():
         hits = matching(svc["spec"]["selector"])
         assert len(hits) == 1, f"Service {name} selects {len(hits)} workloads"
+        assert hits[0]["metadata"]["name"] not in WORKERS, f"Service {name} selects a worker"
         ports = {
             p["name"]: p["containerPort"] for p in _pod_spec(hits[0])["containers"][0]["ports"]
         }
@@ -532,7 +651,9 @@ def test_overlays_size_and_wiring(rendered: dict[str, list[dict[str, Any]]]) -> 
     dev_reps, prod_reps = _replicas(dev), _replicas(prod)
     assert max(dev_reps.values()) <= 1
     assert dev_reps["relay"] == 0, "no Kafka in dev"
-    assert all(prod_reps[n] >= max(dev_reps[n], 1) for n in FALLEN_SERVICES), prod_reps
+    assert all(dev_reps[n] == 0 for n in WORKERS), "no Kafka in dev: no faust workers"
+    names = (*FALLEN_SERVICES, *WORKERS)
+    assert all(prod_reps[n] >= max(dev_reps[n], 1) for n in names), prod_reps
     assert sum(prod_reps.values()) > sum(dev_reps.values())
     dev_hpa, prod_hpa = (_by_kind(d, "HorizontalPodAutoscaler") for d in (dev, prod))
     for name in dev_hpa:
@@ -553,10 +674,52 @@ def test_overlays_size_and_wiring(rendered: dict[str, list[dict[str, Any]]]) -> 
         for c in _pod_spec(d)["containers"]
     }
     assert len(prod_images) == 1 and not prod_images.pop().endswith((":dev", ":latest"))
-    for name in sorted(HPA_TARGETS):
+    for name in sorted(POOL_HPA | PROD_ONLY_HPA):
+        prod_lim = _pod_spec(_by_kind(prod, "Deployment")[name])["containers"][0]["resources"]
+        dev_lim = _pod_spec(_by_kind(dev, "Deployment")[name])["containers"][0]["resources"]
+        assert _quantity(prod_lim["limits"]["memory"]) > _quantity(dev_lim["limits"]["memory"])
+    for name in sorted(POOL_HPA):
         prod_lim = _pod_spec(_by_kind(prod, "Deployment")[name])["containers"][0]["resources"]
         dev_lim = _pod_spec(_by_kind(dev, "Deployment")[name])["containers"][0]["resources"]
         assert _quantity(prod_lim["limits"]["cpu"]) > _quantity(dev_lim["limits"]["cpu"])
+
+
+@pytest.mark.parametrize("target", sorted(TARGETS))
+def test_projections_mode_matches_the_runners(
+    target: str, rendered: dict[str, list[dict[str, Any]]]
+) -> None:
+    """Embedded: one pod runs the runners, no workers. External: faust workers on Kafka."""
+    docs = rendered[target]
+    deployments = _by_kind(docs, "Deployment")
+    configmaps = _by_kind(docs, "ConfigMap")
+    hpas = _hpa_scaled(docs)
+
+    def env_of(name: str) -> dict[str, str]:
+        return _container_env(_pod_spec(deployments[name])["containers"][0], configmaps)
+
+    def runs(name: str) -> bool:
+        return name in hpas or deployments[name]["spec"].get("replicas", 1) > 0
+
+    api = env_of("projections")
+    mode = api.get("FALLEN_PROJECTIONS", wiring.EMBEDDED)
+    assert mode in (wiring.EMBEDDED, wiring.EXTERNAL), mode
+    views = api["FALLEN_VIEWS"]
+    assert type(open_view_store(views)).__name__ == "RedisViewStore", views
+    assert views != api["FALLEN_STORE"], "views in their own Redis DB"
+    for worker in WORKERS:
+        wenv = env_of(worker)
+        assert wenv["FALLEN_VIEWS"] == views and wenv["FALLEN_STORE"] == api["FALLEN_STORE"]
+    api_dep = deployments["projections"]
+    if mode == wiring.EMBEDDED:
+        # One runner per shard, and the Redis view store relies on it: never two pods.
+        assert "projections" not in hpas and api_dep["spec"].get("replicas", 1) <= 1, target
+        assert api_dep["spec"]["strategy"]["type"] == "Recreate", target
+        assert not any(runs(w) for w in WORKERS), f"{target}: embedded runners and workers"
+    else:
+        assert any(runs(w) for w in WORKERS), f"{target}: external but no faust worker runs"
+        assert api["FALLEN_STREAM"].startswith("kafka://"), target
+    assert target != "prod" or mode == wiring.EXTERNAL, "prod uses the faust workers"
+    assert target != "dev" or mode == wiring.EMBEDDED, "dev has no Kafka"
 
 
 def test_readme_documents_the_operator_steps() -> None:
@@ -567,6 +730,10 @@ def test_readme_documents_the_operator_steps() -> None:
         "jwt-secret",
         "rules-fallen",
         "hpa-rules-fallen-patch.yaml",
+        "hpa-projections-worker.yaml",
+        *WORKERS,
+        "FALLEN_PROJECTIONS",
+        "FALLEN_VIEWS",
         "Not deployed yet",
         *sorted(NOT_YET),
         "not tested",
@@ -576,45 +743,84 @@ def test_readme_documents_the_operator_steps() -> None:
 
 # --------------------------------------------------------------------------- CLI contract
 
-# Services being added to `fallenctl serve` in parallel work, accepted here before they
-# reach services.app.SINGLE_SERVICES. `projections` is in progress (same flags, no --dice);
-# once SINGLE_SERVICES lists it this entry is redundant and can go.
-PENDING_CLI_SERVICES = {"projections"}
-# Read outside `fallenctl serve`'s options: the JWT key (services.kernel.auth).
-NON_OPTION_ENV = {"FALLEN_JWT_SECRET"}
+# Read outside `fallenctl serve`'s options: the JWT key (services.kernel.auth), and the
+# projections settings (services.projections.wiring; FALLEN_VIEWS is also the worker's
+# --views).
+NON_OPTION_ENV = {"FALLEN_JWT_SECRET", "FALLEN_PROJECTIONS", "FALLEN_VIEWS"}
+
+
+def test_non_option_env_is_read_where_claimed() -> None:
+    source = inspect.getsource(wiring)
+    assert '"FALLEN_PROJECTIONS"' in source and '"FALLEN_VIEWS"' in source
+
+
+def _cli_command(path: tuple[str, ...]) -> Any:
+    """Return the click command of `fallenctl <path...>` (e.g. ("projections", "faust"))."""
+    command = typer.main.get_command(fallenctl)
+    for part in path:
+        commands = getattr(command, "commands", {})
+        assert part in commands, f"`fallenctl {' '.join(path)}`: no {part!r}"
+        command = commands[part]
+    assert not hasattr(command, "commands"), f"`fallenctl {' '.join(path)}` is a group"
+    return command
 
 
 def _serve_command() -> Any:
     """Return the click command behind `fallenctl serve`."""
-    return typer.main.get_command(fallenctl).commands["serve"]  # type: ignore[attr-defined]
+    return _cli_command(SERVE[1:])
 
 
 def _project_containers(
     compose: dict[str, Any], rendered: dict[str, list[dict[str, Any]]]
-) -> list[tuple[str, str, list[str]]]:
-    """Return (where, name, argv) of every compose service and Deployment running the image."""
+) -> list[tuple[str, str, tuple[str, ...], list[str], dict[str, str], bool]]:
+    """Return (where, name, program, argv, env, runs) of everything running the image.
+
+    program is the ENTRYPOINT (the image's `fallenctl serve` unless overridden), argv the
+    arguments after it, env the container's environment ($(VAR) in argv is expanded for
+    Kubernetes), runs whether it has replicas (or an HPA).
+    """
     out = [
-        ("compose", name, [str(a) for a in svc["command"]])
+        (
+            "compose",
+            name,
+            tuple(svc.get("entrypoint") or SERVE),
+            [str(a) for a in svc["command"]],
+            {str(k): str(v) for k, v in svc["environment"].items()},
+            True,
+        )
         for name, svc in compose["services"].items()
         if "build" in svc or str(svc.get("image", "")).startswith("fallen-backend")
     ]
     for target, docs in rendered.items():
+        configmaps = _by_kind(docs, "ConfigMap")
+        hpas = _hpa_scaled(docs)
         for name, dep in _by_kind(docs, "Deployment").items():
+            runs = name in hpas or dep["spec"].get("replicas", 1) > 0
             for c in _pod_spec(dep)["containers"]:
                 if str(c["image"]).rsplit("/", 1)[-1].startswith("fallen-backend"):
-                    out.append((target, name, [str(a) for a in c["args"]]))
+                    env = _container_env(c, configmaps)
+                    argv = [_expand(str(a), env) for a in c["args"]]
+                    out.append((target, name, tuple(c.get("command") or SERVE), argv, env, runs))
     return out
 
 
 def test_every_service_name_is_accepted_by_the_cli(
     compose: dict[str, Any], rendered: dict[str, list[dict[str, Any]]]
 ) -> None:
-    accepted = set(SINGLE_SERVICES) | {ALL} | PENDING_CLI_SERVICES
-    assert not PENDING_CLI_SERVICES & NOT_YET
+    accepted = set(SINGLE_SERVICES) | {ALL}
+    assert set(FALLEN_SERVICES) <= set(SINGLE_SERVICES)
+    assert not set(WORKERS) & accepted, "a worker name must not shadow a service"
     containers = _project_containers(compose, rendered)
-    assert {n for w, n, _ in containers if w == "compose"} == set(FALLEN_SERVICES)
+    assert {n for w, n, *_ in containers if w == "compose"} == set(FALLEN_SERVICES) | set(WORKERS)
     used: set[str] = set()
-    for where, name, argv in containers:
+    for where, name, program, argv, _env, _runs in containers:
+        if name in WORKERS:
+            assert program == WORKERS[name], f"{where} {name}: runs {program}"
+            assert program[0] == "fallenctl"
+            _cli_command(program[1:])  # an existing fallenctl command, not a group
+            assert argv and argv[0].startswith("-"), f"{where} {name}: no positional argument"
+            continue
+        assert program == SERVE, f"{where} {name}: keep the image ENTRYPOINT"
         assert argv and not argv[0].startswith("-"), f"{where} {name}: no service argument"
         assert argv[0] == name, f"{where} {name}: serves {argv[0]}"
         used |= {name, argv[0]}
@@ -622,9 +828,14 @@ def test_every_service_name_is_accepted_by_the_cli(
         for hpa in _by_kind(docs, "HorizontalPodAutoscaler").values():
             used.add(hpa["spec"]["scaleTargetRef"]["name"])
         used |= set(_by_kind(docs, "PodDisruptionBudget"))
-    unknown = used - accepted
-    assert not unknown, f"not services of `fallenctl serve`: {sorted(unknown)}"
+    unknown = used - accepted - set(WORKERS)
+    assert not unknown, f"not services of `fallenctl serve` nor workers: {sorted(unknown)}"
     assert not used & NOT_YET, f"future services deployed: {sorted(used & NOT_YET)}"
+
+
+def _flags(argv: list[str]) -> list[str]:
+    """Return the option names in an argument list."""
+    return [a.split("=", 1)[0] for a in argv if a.startswith("-")]
 
 
 def test_flags_and_environment_match_the_cli(
@@ -636,47 +847,42 @@ def test_flags_and_environment_match_the_cli(
     assert {"--address", "--metrics-port", "--store", "--stream", "--dice"} <= options
     assert {"FALLEN_STORE", "FALLEN_STREAM", "FALLEN_DICE_ADDR", "FALLEN_METRICS_PORT"} <= envvars
     known_env = envvars | NON_OPTION_ENV
-    for where, name, argv in _project_containers(compose, rendered):
-        flags = [a.split("=", 1)[0] for a in argv[1:] if a.startswith("-")]
+    for where, name, program, argv, env, runs in _project_containers(compose, rendered):
+        if name in WORKERS:
+            command = _cli_command(program[1:])
+            w_options = {opt for p in command.params for opt in p.opts if opt.startswith("--")}
+            w_envvars = {p.envvar for p in command.params if getattr(p, "envvar", None)}
+            flags = _flags(argv)
+            assert set(flags) <= w_options, f"{where} {name}: unknown {set(flags) - w_options}"
+            fallen_keys = {k for k in env if k.startswith("FALLEN_")}
+            unknown = fallen_keys - known_env - w_envvars
+            assert not unknown, f"{where} {name}: {sorted(unknown)}"
+            for p in command.params:
+                if p.required:
+                    given = any(o in flags for o in p.opts) or (p.envvar and p.envvar in env)
+                    assert given, f"{where} {name}: {p.opts[0]} missing"
+            kafka = argv[argv.index("--kafka") + 1] if "--kafka" in argv else env["FALLEN_KAFKA"]
+            if runs:
+                assert re.fullmatch(r"(kafka://)?[\w.-]+:\d+", kafka), (where, name, kafka)
+            continue
+        flags = _flags(argv[1:])
         assert set(flags) <= options, f"{where} {name}: unknown flags {set(flags) - options}"
         for flag in ("--address", "--metrics-port"):
             assert flag in argv and argv.index(flag) + 1 < len(argv), (where, name, flag)
-    for name, svc in compose["services"].items():
-        if name not in FALLEN_SERVICES:
-            continue
-        env = svc["environment"]
         fallen_keys = {k for k in env if k.startswith("FALLEN_")}
-        assert fallen_keys <= known_env, f"compose {name}: {sorted(fallen_keys - known_env)}"
+        assert fallen_keys <= known_env, f"{where} {name}: {sorted(fallen_keys - known_env)}"
+        assert "FALLEN_JWT_SECRET" in env, (where, name)
         if name in NEEDS_DICE:
-            assert env.get("FALLEN_DICE_ADDR") or "--dice" in svc["command"], name
+            assert env.get("FALLEN_DICE_ADDR") or "--dice" in argv, (where, name)
         stream = str(env.get("FALLEN_STREAM", "memory"))
-        if name == "relay":
-            assert stream.startswith("kafka://"), "relay needs --stream kafka://HOST:PORT"
-        assert stream in ("memory", "redis") or stream.startswith("kafka://"), (name, stream)
+        assert stream in ("memory", "redis") or stream.startswith("kafka://"), (where, name)
+        if name == "relay" and runs:
+            assert stream.startswith("kafka://"), f"{where}: a running relay needs Kafka"
     for target, docs in rendered.items():
-        cm = _by_kind(docs, "ConfigMap")
-        for cm_name, doc in cm.items():
+        for cm_name, doc in _by_kind(docs, "ConfigMap").items():
             if cm_name.startswith("fallen"):
                 keys = set(doc["data"])
                 assert keys <= known_env, f"{target} {cm_name}: {sorted(keys - known_env)}"
-        for name, dep in _by_kind(docs, "Deployment").items():
-            (container,) = _pod_spec(dep)["containers"]
-            env = {
-                k: v
-                for src in container.get("envFrom", [])
-                for k, v in cm[src["configMapRef"]["name"]]["data"].items()
-            }
-            env.update(
-                {e["name"]: e.get("value", "<from secret>") for e in container.get("env", [])}
-            )
-            assert {k for k in env if k.startswith("FALLEN_")} <= known_env, (target, name)
-            assert "FALLEN_JWT_SECRET" in env, (target, name)
-            if name in NEEDS_DICE:
-                assert env.get("FALLEN_DICE_ADDR") or "--dice" in container["args"], (target, name)
-            stream = str(env.get("FALLEN_STREAM", "memory"))
-            assert stream in ("memory", "redis") or stream.startswith("kafka://"), (target, name)
-            if name == "relay" and dep["spec"].get("replicas", 1) > 0:
-                assert stream.startswith("kafka://"), f"{target}: a running relay needs Kafka"
 
 
 # --------------------------------------------------------------------------- Dockerfile

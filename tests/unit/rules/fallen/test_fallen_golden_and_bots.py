@@ -52,7 +52,9 @@ def test_the_heuristic_hero_wins_more_than_a_random_hero_on_the_same_seeds():
 
 
 def test_the_heuristic_dungeon_lord_wins_more_than_a_random_one_on_the_same_seeds():
-    n = 40
+    # a random Hero wins only ~12% against a random Dungeon Lord, so the heuristic's edge
+    # (~9%) needs more games than the Hero's to show: 40 seeds tied after card changes
+    n = 100
     assert _hero_wins({"dungeon_lord": heuristic}, n) < _hero_wins({}, n)
 
 
