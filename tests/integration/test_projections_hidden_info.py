@@ -20,8 +20,6 @@ import asyncio
 import json
 import os
 import random
-import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -31,13 +29,11 @@ from fallen.projections.v1 import projections_pb2_grpc as pb_grpc
 
 from services.app import serve
 from services.kernel.auth import issue_token
-from services.kernel.canonical import canonical_json
 from services.kernel.envelope import Envelope
 from services.kernel.store.sqlite import SqliteEventStore
-from services.projections import core
-from services.projections.records import GAME_FAMILIES, game_streams, may_see, seat_event
+from services.projections.records import GAME_FAMILIES, game_streams
+from tests.support.hidden_scan import Knowledge, scan_game, vocabulary
 from tests.support.projections_play import engines, play, players, runner_for
-from tests.support.toy_game import CARDS
 
 N_TOY = int(os.environ.get("FALLEN_SCAN_GAMES", "500"))
 N_FALLEN = int(os.environ.get("FALLEN_SCAN_FALLEN_GAMES", "6"))
@@ -47,94 +43,10 @@ ENGINES = engines()
 RULES_OF = ENGINES.get
 
 
-def strings(value: Any, under_card: bool = False) -> Iterator[tuple[str, bool]]:
-    """Yield (string, whether it sits under a card/cards key) for every string in value."""
-    if isinstance(value, str):
-        yield value, under_card
-    elif isinstance(value, dict):
-        for k, v in value.items():
-            yield from strings(v, under_card or k in ("card", "cards"))
-    elif isinstance(value, list):
-        for v in value:
-            yield from strings(v, under_card)
-
-
-def vocabulary(game: str, envs: list[Envelope]) -> set[str]:
-    """Return the card ids of a game: the catalog plus strings under card keys."""
-    vocab = set(CARDS) if game == "toy" else set()
-    if game == "fallen":
-        from services.rules.fallen.cards import catalog
-
-        vocab |= set(catalog().cards)
-    for env in envs:
-        vocab |= {s for s, card in strings(env.data) if card and s}
-    return vocab
-
-
-TOKEN = re.compile(r"[\w.]+")
-
-
-def named(text: str, forbidden: set[str]) -> list[str]:
-    """Return the forbidden ids that text names (as whole tokens)."""
-    return sorted({t.strip(".") for t in TOKEN.findall(text)} & forbidden)
-
-
-class Knowledge:
-    """What each reader (seat, or None = spectator) has legitimately seen so far."""
-
-    def __init__(self, vocab: set[str], readers: list[str | None]) -> None:
-        self.vocab = vocab
-        self.known: dict[str | None, set[str]] = {r: set() for r in readers}
-
-    def see(self, env: Envelope) -> None:
-        for reader, known in self.known.items():
-            if may_see(env, reader):
-                known |= {s for s, _ in strings(env.data)} & self.vocab
-
-    def hidden(self, reader: str | None) -> set[str]:
-        return self.vocab - self.known[reader]
-
-    def check(self, reader: str | None, text: str, what: str) -> None:
-        leaked = named(text, self.hidden(reader))
-        assert not leaked, f"{what} for {reader or 'spectator'} names hidden cards {leaked}"
-
-
 async def game_events(store: SqliteEventStore, game_id: str) -> list[Envelope]:
     """Return every event of a game's streams in global order (with occurred_at)."""
     envs = [e for s in game_streams(game_id) for e in await store.read(s)]
     return sorted(envs, key=lambda e: e.position)
-
-
-def scan_game(game: str, game_id: str, envs: list[Envelope]) -> int:
-    """Scan one finished game's views and feeds at every append boundary; return checks."""
-    readers: list[str | None] = [*ENGINES[game].seats, None]
-    knowledge = Knowledge(vocabulary(game, envs), readers)
-    stream = f"game-{game_id}"
-    game_envs = [e for e in envs if e.stream == stream]
-    boundary = {
-        e.version
-        for i, e in enumerate(game_envs)
-        if i + 1 == len(game_envs) or game_envs[i + 1].occurred_at != e.occurred_at
-    }
-    proj = core.GameProjection(game_id)
-    checks = 0
-    for env in envs:
-        proj = core.apply(proj, env, RULES_OF)
-        knowledge.see(env)
-        for reader in readers:
-            if may_see(env, reader):
-                knowledge.check(
-                    reader, canonical_json(seat_event(env)), f"{env.stream} v{env.version}"
-                )
-                checks += 1
-        if env.stream == stream and env.version in boundary and proj.game:
-            views = core.views(proj, RULES_OF)
-            assert views, f"{game_id}: no views at version {env.version}"
-            for reader in readers:
-                knowledge.check(reader, canonical_json(views[reader or ""]), f"view v{env.version}")
-                checks += 1
-    assert proj.ended
-    return checks
 
 
 async def test_no_view_or_feed_of_random_finished_games_names_a_hidden_card():
@@ -146,7 +58,7 @@ async def test_no_view_or_feed_of_random_finished_games_names_a_hidden_card():
     checks = 0
     for n, (game, gid) in enumerate(plan):
         assert await play(runner, game, gid, random.Random(1000 + n))
-        checks += scan_game(game, gid, await game_events(store, gid))
+        checks += scan_game(game, gid, await game_events(store, gid), ENGINES)
     await store.close()
     assert len(plan) >= 500 or N_TOY < 500
     assert checks > len(plan) * 10

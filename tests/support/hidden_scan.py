@@ -1,0 +1,112 @@
+"""The hidden-information scanner shared by the projection scans.
+
+A card id counts as hidden from a reader (a seat, or None = spectator) at a version when no
+event visible to that reader (up to that version) carries it. Card ids are the engine's
+catalog (Fallen) plus every string under a "card"/"cards" key in the game's events.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from services.kernel.canonical import canonical_json
+from services.kernel.envelope import Envelope
+from services.projections import core
+from services.projections.records import may_see, seat_event
+from services.rules.common.api import GameRules
+from tests.support.toy_game import CARDS
+
+
+def strings(value: Any, under_card: bool = False) -> Iterator[tuple[str, bool]]:
+    """Yield (string, whether it sits under a card/cards key) for every string in value."""
+    if isinstance(value, str):
+        yield value, under_card
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from strings(v, under_card or k in ("card", "cards"))
+    elif isinstance(value, list):
+        for v in value:
+            yield from strings(v, under_card)
+
+
+def vocabulary(game: str, envs: list[Envelope]) -> set[str]:
+    """Return the card ids of a game: the catalog plus strings under card keys."""
+    vocab = set(CARDS) if game == "toy" else set()
+    if game == "fallen":
+        from services.rules.fallen.cards import catalog
+
+        vocab |= set(catalog().cards)
+    for env in envs:
+        vocab |= {s for s, card in strings(env.data) if card and s}
+    return vocab
+
+
+# a token: word characters, possibly joined by single dots (ids like "card.ace", "hp_x")
+TOKEN = re.compile(r"\w+(?:\.\w+)*")
+
+
+def named(text: str, forbidden: set[str]) -> list[str]:
+    """Return the forbidden ids that text names (as whole tokens)."""
+    return sorted(set(TOKEN.findall(text)) & forbidden)
+
+
+class Knowledge:
+    """What each reader (seat, or None = spectator) has legitimately seen so far."""
+
+    def __init__(self, vocab: set[str], readers: list[str | None]) -> None:
+        self.vocab = vocab
+        self.known: dict[str | None, set[str]] = {r: set() for r in readers}
+        self._hidden: dict[str | None, set[str]] = {r: set(vocab) for r in readers}
+
+    def see(self, env: Envelope) -> None:
+        for reader, known in self.known.items():
+            if may_see(env, reader):
+                new = {s for s, _ in strings(env.data)} & self.vocab
+                known |= new
+                self._hidden[reader] -= new
+
+    def hidden(self, reader: str | None) -> set[str]:
+        return self._hidden[reader]
+
+    def check(self, reader: str | None, text: str, what: str) -> None:
+        leaked = named(text, self.hidden(reader))
+        assert not leaked, f"{what} for {reader or 'spectator'} names hidden cards {leaked}"
+
+
+def scan_game(
+    game: str,
+    game_id: str,
+    envs: list[Envelope],
+    engines: dict[str, GameRules],
+) -> int:
+    """Scan one finished game's views and feeds at every append boundary; return checks."""
+    readers: list[str | None] = [*engines[game].seats, None]
+    knowledge = Knowledge(vocabulary(game, envs), readers)
+    stream = f"game-{game_id}"
+    game_envs = [e for e in envs if e.stream == stream]
+    boundary = {
+        e.version
+        for i, e in enumerate(game_envs)
+        if i + 1 == len(game_envs) or game_envs[i + 1].occurred_at != e.occurred_at
+    }
+    proj = core.GameProjection(game_id)
+    checks = 0
+    for env in envs:
+        proj = core.apply(proj, env, engines.get)
+        knowledge.see(env)
+        for reader in readers:
+            if may_see(env, reader):
+                knowledge.check(
+                    reader, canonical_json(seat_event(env)), f"{env.stream} v{env.version}"
+                )
+                checks += 1
+        if env.stream == stream and env.version in boundary and proj.game:
+            views = core.views(proj, engines.get)
+            assert views, f"{game_id}: no views at version {env.version}"
+            for reader in readers:
+                knowledge.check(reader, canonical_json(views[reader or ""]), f"view v{env.version}")
+                checks += 1
+    assert proj.ended
+    return checks
