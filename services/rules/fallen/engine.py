@@ -222,6 +222,7 @@ class FallenRules:
         return {
             "winner": state.winner,
             "final_battle": {s: len(state.zone(f"fb.won.{s}")) for s in SEATS},
+            "conclusion": state.var("conclusion"),
         }
 
     def state_hash(self, state: State) -> str:
