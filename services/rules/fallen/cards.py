@@ -15,12 +15,26 @@ Card = dict[str, Any]
 
 ATTRIBUTES = ("agility", "intelligence", "strength")
 TIMINGS = (
-    "before_activation", "creature_exhausted", "dl_roll", "hero_roll", "any_roll", "after_win",
-    "after_lose", "rewards_claimed", "when_wounded",
+    "before_activation",
+    "creature_exhausted",
+    "dl_roll",
+    "hero_roll",
+    "any_roll",
+    "after_win",
+    "after_lose",
+    "rewards_claimed",
+    "when_wounded",
 )
 TRIGGERS = (
-    "win", "lose", "kill", "breach", "stage_start", "challenge_start", "activate",
-    "creature_exhausted", "rewards_claimed",
+    "win",
+    "lose",
+    "kill",
+    "breach",
+    "stage_start",
+    "challenge_start",
+    "activate",
+    "creature_exhausted",
+    "rewards_claimed",
 )
 SHADOW = ("brilliant", "luminous", "glowing", "clouded", "dusk", "night")
 
@@ -42,10 +56,7 @@ class Catalog:
 
     def ids(self, kind: str, **where: Any) -> list[str]:
         """Return the ids of cards of a type whose fields equal the given values."""
-        return [
-            c["id"] for c in self.of_type(kind)
-            if all(c.get(k) == v for k, v in where.items())
-        ]
+        return [c["id"] for c in self.of_type(kind) if all(c.get(k) == v for k, v in where.items())]
 
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

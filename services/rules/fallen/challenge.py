@@ -27,8 +27,14 @@ def _challenge(ctx: Ctx, a: Args) -> None:
     ctx.setv("ch.difficulty", a.get("difficulty"))
     ctx.setv("ch.reward", a.get("reward"))
     ctx.setv("ch.last", bool(a.get("last")))
-    ctx.note("challenge_started", kind=a["kind"], attribute=a["attribute"],
-             difficulty=a.get("difficulty"), reward=a.get("reward"), wound=a.get("wound", 0))
+    ctx.note(
+        "challenge_started",
+        kind=a["kind"],
+        attribute=a["attribute"],
+        difficulty=a.get("difficulty"),
+        reward=a.get("reward"),
+        wound=a.get("wound", 0),
+    )
     reward = a.get("reward")
     if reward:
         deck = f"{reward}.deck"
@@ -54,12 +60,22 @@ def _challenge(ctx: Ctx, a: Args) -> None:
         ("tokens", {"role": "winner"}),
     ]
     if final:
-        steps += [("fb_claim", {}), ("tokens", {"role": "loser"}), ("rewards_claimed", {}),
-                  ("replace_dead", {}), ("challenge_end", {}), ("purchases", {}),
-                  ("upgrades", {})]
+        steps += [
+            ("fb_claim", {}),
+            ("tokens", {"role": "loser"}),
+            ("rewards_claimed", {}),
+            ("replace_dead", {}),
+            ("challenge_end", {}),
+            ("purchases", {}),
+            ("upgrades", {}),
+        ]
     else:
-        steps += [("tokens", {"role": "loser"}), ("rewards_claimed", {}), ("replace_dead", {}),
-                  ("challenge_end", {})]
+        steps += [
+            ("tokens", {"role": "loser"}),
+            ("rewards_claimed", {}),
+            ("replace_dead", {}),
+            ("challenge_end", {}),
+        ]
         if not a.get("last"):
             steps += [("upgrades", {}), ("purchases", {})]
     ctx.push(*steps)
@@ -91,9 +107,15 @@ def _initial_roll(ctx: Ctx, a: Args) -> None:
     top = min(dv.fortune_limit(s, seat), s.count(f"fortune.{seat}"))
     ults = [False, True] if ultimate_ready(s, seat) else [False]
     opts = [("challenge_roll", {"fortune": n, "ultimate": u}) for n in range(top + 1) for u in ults]
-    ctx.ask(seat, "challenge_roll", "initial_roll",
-            "make your challenge roll: Fortune dice to add (all at once) and whether to add "
-            "your Ultimate", opts, who=seat)
+    ctx.ask(
+        seat,
+        "challenge_roll",
+        "initial_roll",
+        "make your challenge roll: Fortune dice to add (all at once) and whether to add "
+        "your Ultimate",
+        opts,
+        who=seat,
+    )
 
 
 @answer("initial_roll")
@@ -122,8 +144,10 @@ def _judge(ctx: Ctx, a: Args) -> None:
 @task("result_abilities")
 def _result_abilities(ctx: Ctx, a: Args) -> None:
     winner = ctx.state.var("ch.winner")
-    ctx.push(("fire", {"event": "win", "seat": winner}),
-             ("fire", {"event": "lose", "seat": other(winner)}))
+    ctx.push(
+        ("fire", {"event": "win", "seat": winner}),
+        ("fire", {"event": "lose", "seat": other(winner)}),
+    )
     ability = dv.active_ability(ctx.state)
     if ability and ability.get("when") == ("win" if winner == DL else "lose"):
         run_effects(ctx, DL, list(ability.get("effects", ())), ctx.state.var("ch.creature"))

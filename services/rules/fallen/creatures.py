@@ -28,8 +28,13 @@ def _ask_activate(ctx: Ctx, a: Args) -> None:
     if not slots:
         ctx.note("no_creature_to_activate")
         return
-    ctx.ask(DL, "activate", "activate", "exhaust one Creature to make it the active Creature",
-            [("activate", {"slot": x}) for x in slots])
+    ctx.ask(
+        DL,
+        "activate",
+        "activate",
+        "exhaust one Creature to make it the active Creature",
+        [("activate", {"slot": x}) for x in slots],
+    )
 
 
 @answer("activate")
@@ -62,8 +67,10 @@ def exhaust_creature(ctx: Ctx, slot: int) -> None:
         return
     ctx.exhaust(cid)
     ctx.setv("ch.exhausted_slot", slot)
-    ctx.push(("fire", {"event": "creature_exhausted"}),
-             ("window_open", {"name": "creature_exhausted", "who": DL}))
+    ctx.push(
+        ("fire", {"event": "creature_exhausted"}),
+        ("window_open", {"name": "creature_exhausted", "who": DL}),
+    )
 
 
 def _draw_creature(ctx: Ctx, level: int, slot: int, exhausted: bool) -> None:
@@ -103,8 +110,13 @@ def upgrade_options(ctx: Ctx) -> list[tuple[str, Args]]:
 def _upgrades(ctx: Ctx, a: Args) -> None:
     opts = upgrade_options(ctx)
     if opts:
-        ctx.ask(DL, "upgrade", "upgrade", "spend Experience to upgrade a Creature, or done",
-                [*opts, ("done", {})])
+        ctx.ask(
+            DL,
+            "upgrade",
+            "upgrade",
+            "spend Experience to upgrade a Creature, or done",
+            [*opts, ("done", {})],
+        )
 
 
 @answer("upgrade")
@@ -139,8 +151,16 @@ def _pick_creature(ctx: Ctx, a: Args) -> None:
         slots = [x for x in slots if dv.creature_in(s, x) not in s.exhausted]
     if not slots:
         return
-    ctx.ask(a["seat"], "target", "pick_creature", f"choose a Creature to {then}",
-            [("target", {"slot": x}) for x in slots], who=a["seat"], then=then, n=a.get("n", 1))
+    ctx.ask(
+        a["seat"],
+        "target",
+        "pick_creature",
+        f"choose a Creature to {then}",
+        [("target", {"slot": x}) for x in slots],
+        who=a["seat"],
+        then=then,
+        n=a.get("n", 1),
+    )
 
 
 @answer("pick_creature")
@@ -164,8 +184,14 @@ def _picked_creature(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
 def _pick_slot(ctx: Ctx, a: Args) -> None:
     if ctx.state.where(a["card"]) != "limbo":
         return
-    ctx.ask(a["seat"], "target", "pick_slot", "choose the Creature slot to bind this card to",
-            [("target", {"slot": x}) for x in dv.SLOTS], card=a["card"])
+    ctx.ask(
+        a["seat"],
+        "target",
+        "pick_slot",
+        "choose the Creature slot to bind this card to",
+        [("target", {"slot": x}) for x in dv.SLOTS],
+        card=a["card"],
+    )
 
 
 @answer("pick_slot")

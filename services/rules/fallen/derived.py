@@ -9,8 +9,12 @@ from services.rules.fallen.cards import card, catalog
 from services.rules.fallen.state import DL, HERO, State, other
 
 SWORDS = {"sword": 1, "two_swords": 2, "sword_symbol": 1}
-COLOUR_SYMBOL = {"white": "charge", "black": "wound", "red": "charge_or_wound",
-                 "blue": "charge_or_wound"}
+COLOUR_SYMBOL = {
+    "white": "charge",
+    "black": "wound",
+    "red": "charge_or_wound",
+    "blue": "charge_or_wound",
+}
 SLOTS = (0, 1, 2, 3)
 
 

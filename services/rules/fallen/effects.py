@@ -19,8 +19,19 @@ OpFn = Callable[[Ctx, str, Any, str], None]
 OPS: dict[str, OpFn] = {}
 
 CONDITIONS = (
-    "light", "dark", "agility", "intelligence", "strength", "easy", "hard", "final_battle",
-    "won", "lost", "treasure", "omen", "active_wounded",
+    "light",
+    "dark",
+    "agility",
+    "intelligence",
+    "strength",
+    "easy",
+    "hard",
+    "final_battle",
+    "won",
+    "lost",
+    "treasure",
+    "omen",
+    "active_wounded",
 )
 
 
@@ -75,7 +86,7 @@ def _effect(ctx: Ctx, a: Args) -> None:
         branch = eff.get("then", []) if condition(ctx, seat, eff["if"]) else eff.get("else", [])
         run_effects(ctx, seat, branch, a["src"])
         return
-    (name, arg), = eff.items()
+    ((name, arg),) = eff.items()
     gathering = ctx.state.var(f"ch.gather.{seat}") is not None
     if gathering and name != "add_dice":
         deferred = ctx.state.var(f"ch.deferred.{seat}", [])
@@ -180,14 +191,16 @@ def _whose(seat: str, arg: Any) -> str:
 
 @op("reroll")
 def _reroll(ctx: Ctx, seat: str, arg: Any, src: str) -> None:
-    ctx.push(("pick_die", {"seat": seat, "whose": _whose(seat, arg), "left": _n(arg),
-                           "do": "reroll"}))
+    ctx.push(
+        ("pick_die", {"seat": seat, "whose": _whose(seat, arg), "left": _n(arg), "do": "reroll"})
+    )
 
 
 @op("cancel_die")
 def _cancel_die(ctx: Ctx, seat: str, arg: Any, src: str) -> None:
-    ctx.push(("pick_die", {"seat": seat, "whose": _whose(seat, arg), "left": _n(arg),
-                           "do": "cancel"}))
+    ctx.push(
+        ("pick_die", {"seat": seat, "whose": _whose(seat, arg), "left": _n(arg), "do": "cancel"})
+    )
 
 
 @op("cancel_symbol")
@@ -214,16 +227,27 @@ def _pick_die(ctx: Ctx, a: Args) -> None:
     if a["left"] <= 0 or not live:
         return
     opts = [(a["do"], {"die": i}) for i in live] + [("done", {})]
-    ctx.ask(a["seat"], "pick_die", "pick_die", f"choose a die of {a['whose']} to {a['do']}",
-            opts, who=a["seat"], whose=a["whose"], left=a["left"], do=a["do"])
+    ctx.ask(
+        a["seat"],
+        "pick_die",
+        "pick_die",
+        f"choose a die of {a['whose']} to {a['do']}",
+        opts,
+        who=a["seat"],
+        whose=a["whose"],
+        left=a["left"],
+        do=a["do"],
+    )
 
 
 @answer("pick_die")
 def _picked_die(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
     if kind == "done":
         return
-    again = ("pick_die", {"seat": data["who"], "whose": data["whose"],
-                          "left": data["left"] - 1, "do": data["do"]})
+    again = (
+        "pick_die",
+        {"seat": data["who"], "whose": data["whose"], "left": data["left"] - 1, "do": data["do"]},
+    )
     if kind == "cancel":
         dice = dv.dice_of(ctx.state, data["whose"])
         dice[args["die"]] = [*dice[args["die"]][:2], True, dice[args["die"]][3]]
@@ -370,8 +394,18 @@ def _mod(ctx: Ctx, seat: str, arg: Any, src: str) -> None:
 
 @op("roll_die")
 def _roll_die(ctx: Ctx, seat: str, arg: Any, src: str) -> None:
-    ctx.push(("random_die", {"seat": seat, "colour": arg.get("colour", "blue"),
-                             "hit": arg.get("hit", []), "miss": arg.get("miss", []), "src": src}))
+    ctx.push(
+        (
+            "random_die",
+            {
+                "seat": seat,
+                "colour": arg.get("colour", "blue"),
+                "hit": arg.get("hit", []),
+                "miss": arg.get("miss", []),
+                "src": src,
+            },
+        )
+    )
 
 
 @task("random_die")

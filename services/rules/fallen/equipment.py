@@ -21,8 +21,12 @@ def leave_play(ctx: Ctx, cid: str) -> None:
 @task("equip_decision")
 def _equip_decision(ctx: Ctx, a: Args) -> None:
     if ctx.state.zone("hero.new_treasure"):
-        ctx.ask(HERO, "equip", "equip",
-                "put the new Treasure into play (into a free slot or replacing one) or discard it")
+        ctx.ask(
+            HERO,
+            "equip",
+            "equip",
+            "put the new Treasure into play (into a free slot or replacing one) or discard it",
+        )
 
 
 @options("equip")
@@ -57,8 +61,13 @@ def _equipped(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
 def _pick_destroy(ctx: Ctx, a: Args) -> None:
     gear = [c for c in ctx.state.zone("hero.equipment") if card(c)["slot"] != "armor"]
     if gear:
-        ctx.ask(HERO, "lose_equipment", "lose_equipment", "choose a Weapon or Item to lose",
-                [("lose_equipment", {"card": c}) for c in gear])
+        ctx.ask(
+            HERO,
+            "lose_equipment",
+            "lose_equipment",
+            "choose a Weapon or Item to lose",
+            [("lose_equipment", {"card": c}) for c in gear],
+        )
 
 
 @answer("lose_equipment")

@@ -39,11 +39,26 @@ def _fb_round(ctx: Ctx, a: Args) -> None:
     cid = deck[0]
     ctx.move(cid, "fb.deck", "fb.current")
     c = card(cid)
-    ctx.note("final_battle_card", card=cid, name=c["name"], text=c["text"],
-             attribute=c["attribute"], difficulty=c.get("difficulty"))
-    ctx.push(("challenge", {"kind": "final", "attribute": c["attribute"],
-                            "difficulty": c.get("difficulty"), "wound": c.get("wound", 0)}),
-             ("fb_round", {}))
+    ctx.note(
+        "final_battle_card",
+        card=cid,
+        name=c["name"],
+        text=c["text"],
+        attribute=c["attribute"],
+        difficulty=c.get("difficulty"),
+    )
+    ctx.push(
+        (
+            "challenge",
+            {
+                "kind": "final",
+                "attribute": c["attribute"],
+                "difficulty": c.get("difficulty"),
+                "wound": c.get("wound", 0),
+            },
+        ),
+        ("fb_round", {}),
+    )
 
 
 @task("fb_effects")
@@ -74,6 +89,7 @@ def conclude(ctx: Ctx, winner: str, reason: str) -> None:
         c = card(begins[0])
         text = str(c.get("conclusion", {}).get(winner, ""))
         ctx.setv("conclusion", {"card": begins[0], "winner": winner, "text": text})
-        ctx.note("final_battle_conclusion", card=begins[0], name=c["name"], winner=winner,
-                 text=text)
+        ctx.note(
+            "final_battle_conclusion", card=begins[0], name=c["name"], winner=winner, text=text
+        )
     ctx.emit("game_over", {"winner": winner, "reason": reason, "conclusion": text})

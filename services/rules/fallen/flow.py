@@ -127,14 +127,18 @@ class Ctx:
     def roll(self, dice: list[str], purpose: str, resume: str, **data: Any) -> None:
         """Ask chance to roll dice, then run the resume task with faces."""
         self.pending = {
-            "seat": CHANCE, "kind": "roll", "prompt": f"roll {', '.join(dice)}",
+            "seat": CHANCE,
+            "kind": "roll",
+            "prompt": f"roll {', '.join(dice)}",
             "data": dict(data, resume=resume, dice=list(dice), purpose=purpose),
         }
 
     def shuffle(self, count: int, purpose: str, resume: str, **data: Any) -> None:
         """Ask chance for a permutation of count items, then run the resume task."""
         self.pending = {
-            "seat": CHANCE, "kind": "shuffle", "prompt": f"shuffle {count}",
+            "seat": CHANCE,
+            "kind": "shuffle",
+            "prompt": f"shuffle {count}",
             "data": dict(data, resume=resume, count=count, purpose=purpose),
         }
 

@@ -44,8 +44,9 @@ def _hand_limit(ctx: Ctx, a: Args) -> None:
     seat = a["seat"]
     over = len(ctx.state.zone(f"{seat}.hand")) - dv.hand_size(ctx.state, seat)
     if over > 0:
-        ctx.ask(seat, "discard", "discard", f"discard down to your hand size ({over} to go)",
-                who=seat)
+        ctx.ask(
+            seat, "discard", "discard", f"discard down to your hand size ({over} to go)", who=seat
+        )
 
 
 @options("discard")

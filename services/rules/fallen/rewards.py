@@ -41,8 +41,15 @@ def _claim_cards(ctx: Ctx, a: Args) -> None:
         look = "reward.hero_looks" if owner == HERO else "reward.dl_looks"
         for cid in stake:
             ctx.move(cid, "reward.face_down", look)
-        ctx.ask(owner, "take_card", "take_card", f"claim one of the {reward} cards",
-                who=owner, zone=look, reward=reward)
+        ctx.ask(
+            owner,
+            "take_card",
+            "take_card",
+            f"claim one of the {reward} cards",
+            who=owner,
+            zone=look,
+            reward=reward,
+        )
     else:
         ctx.shuffle(len(stake), f"random {reward} claim", "random_claim", reward=reward)
 
@@ -118,8 +125,15 @@ def _tokens_drawn(ctx: Ctx, a: Args) -> None:
 def _token_pick(ctx: Ctx, a: Args) -> None:
     tokens = ctx.state.zone("reward.tokens")
     if tokens:
-        ctx.ask(a["seat"], "take_token", "take_token", "claim one Reward token",
-                [("take_token", {"token": t}) for t in tokens], who=a["seat"], role=a["role"])
+        ctx.ask(
+            a["seat"],
+            "take_token",
+            "take_token",
+            "claim one Reward token",
+            [("take_token", {"token": t}) for t in tokens],
+            who=a["seat"],
+            role=a["role"],
+        )
 
 
 @answer("take_token")
@@ -141,8 +155,10 @@ def _rewards_claimed(ctx: Ctx, a: Args) -> None:
     of a challenge, any face-down Creatures ... are replaced"); the Dungeon Lord first.
     """
     ctx.note("rewards_claimed")
-    ctx.push(("fire", {"event": "rewards_claimed"}),
-             ("window_open", {"name": "rewards_claimed", "who": DL}))
+    ctx.push(
+        ("fire", {"event": "rewards_claimed"}),
+        ("window_open", {"name": "rewards_claimed", "who": DL}),
+    )
 
 
 @task("extra_tokens")

@@ -26,8 +26,13 @@ def wound_task(roller: str, n: int, ctx: Ctx) -> tuple[str, Args]:
 def _roll_dice(ctx: Ctx, a: Args) -> None:
     colours = list(a["dice"])
     if colours:
-        ctx.roll([dv.kind_name(c) for c in colours], f"{a['seat']} challenge dice",
-                 "dice_rolled", seat=a["seat"], colours=colours)
+        ctx.roll(
+            [dv.kind_name(c) for c in colours],
+            f"{a['seat']} challenge dice",
+            "dice_rolled",
+            seat=a["seat"],
+            colours=colours,
+        )
 
 
 @task("roll_gathered")
@@ -50,8 +55,9 @@ def _dice_rolled(ctx: Ctx, a: Args) -> None:
 @task("reroll_die")
 def _reroll_die(ctx: Ctx, a: Args) -> None:
     colour = dv.dice_of(ctx.state, a["seat"])[a["die"]][0]
-    ctx.roll([dv.kind_name(colour)], f"{a['seat']} re-roll", "die_rerolled",
-             seat=a["seat"], die=a["die"])
+    ctx.roll(
+        [dv.kind_name(colour)], f"{a['seat']} re-roll", "die_rerolled", seat=a["seat"], die=a["die"]
+    )
 
 
 @task("die_rerolled")
@@ -95,9 +101,14 @@ def _symbols(ctx: Ctx, a: Args) -> None:
     for i, sym in todo:
         for as_ in ("charge", "wound") if sym == "charge_or_wound" else (sym,):
             opts.append(("resolve_symbol", {"die": i, "as": as_}))
-    ctx.ask(seat, "resolve_symbol", "resolve_symbol",
-            "gain your rolled symbols one at a time (choose order and Charge or Wound)", opts,
-            who=seat)
+    ctx.ask(
+        seat,
+        "resolve_symbol",
+        "resolve_symbol",
+        "gain your rolled symbols one at a time (choose order and Charge or Wound)",
+        opts,
+        who=seat,
+    )
 
 
 def _cancelled(ctx: Ctx, seat: str, sym: str, n: int) -> int:

@@ -50,8 +50,13 @@ def place_initial(ctx: Ctx) -> None:
 @task("setup")
 def _setup(ctx: Ctx, a: Args) -> None:
     ctx.setv("between_stages", True)
-    ctx.ask(HERO, "choose_hero", "choose_hero", "choose your Hero",
-            [("choose_hero", {"character": h}) for h in catalog().heroes])
+    ctx.ask(
+        HERO,
+        "choose_hero",
+        "choose_hero",
+        "choose your Hero",
+        [("choose_hero", {"character": h}) for h in catalog().heroes],
+    )
 
 
 @answer("choose_hero")
@@ -63,8 +68,13 @@ def _hero_chosen(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
 
 @task("choose_dl")
 def _choose_dl(ctx: Ctx, a: Args) -> None:
-    ctx.ask(DL, "choose_dungeon_lord", "choose_dungeon_lord", "choose your Dungeon Lord",
-            [("choose_dungeon_lord", {"character": d}) for d in catalog().dungeon_lords])
+    ctx.ask(
+        DL,
+        "choose_dungeon_lord",
+        "choose_dungeon_lord",
+        "choose your Dungeon Lord",
+        [("choose_dungeon_lord", {"character": d}) for d in catalog().dungeon_lords],
+    )
 
 
 @answer("choose_dungeon_lord")
@@ -73,8 +83,13 @@ def _dl_chosen(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
     ctx.note("character_chosen", seat=DL, character=args["character"])
     hero = ctx.state.var("char.hero")
     firsts = [c for c in dv.skills_of(hero) if int(card(c)["rank"]) == 1]
-    ctx.ask(HERO, "choose_skill", "choose_skill", "choose your starting level I Skill",
-            [("choose_skill", {"skill": c}) for c in firsts])
+    ctx.ask(
+        HERO,
+        "choose_skill",
+        "choose_skill",
+        "choose your starting level I Skill",
+        [("choose_skill", {"skill": c}) for c in firsts],
+    )
 
 
 @answer("choose_skill")
@@ -84,14 +99,21 @@ def _skill_chosen(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
         ctx.move(cid, "basic", "hero.equipment")
     steps: list[tuple[str, Args]] = []
     for seat, char in ((HERO, hero), (DL, dl)):
-        steps += [("shuffle_zone", {"zone": f"{seat}.std.deck"}),
-                  ("build_power_deck", {"seat": seat, "char": char}),
-                  ("shuffle_zone", {"zone": f"{seat}.deck"})]
+        steps += [
+            ("shuffle_zone", {"zone": f"{seat}.std.deck"}),
+            ("build_power_deck", {"seat": seat, "char": char}),
+            ("shuffle_zone", {"zone": f"{seat}.deck"}),
+        ]
     steps += [("shuffle_zone", {"zone": f"creature.{lv}.deck"}) for lv in (1, 2, 3)]
-    steps += [("build_fb_deck", {"dl": dl}), ("shuffle_zone", {"zone": "fb.deck"}),
-              ("fb_begins_on_top", {"dl": dl})]
-    steps += [("shuffle_zone", {"zone": z}) for z in
-              ("treasure.deck", "omen.deck", "critical.deck", "story.deck")]
+    steps += [
+        ("build_fb_deck", {"dl": dl}),
+        ("shuffle_zone", {"zone": "fb.deck"}),
+        ("fb_begins_on_top", {"dl": dl}),
+    ]
+    steps += [
+        ("shuffle_zone", {"zone": z})
+        for z in ("treasure.deck", "omen.deck", "critical.deck", "story.deck")
+    ]
     steps += [("deal_creatures", {}), ("quest", {})]
     ctx.push(*steps)
     learn(ctx, args["skill"])

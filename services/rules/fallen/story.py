@@ -21,8 +21,13 @@ def _quest(ctx: Ctx, a: Args) -> None:
     quest = dv.character(ctx.state, DL)["quest"]
     names = [c["name"] for c in quest["choices"]]
     ctx.note("quest_begins", title=quest["title"], intro=quest["intro"], choices=names)
-    ctx.ask(HERO, "choose", "quest_choice", f"{quest['title']}: choose a path",
-            [("choose", {"choice": n}) for n in names])
+    ctx.ask(
+        HERO,
+        "choose",
+        "quest_choice",
+        f"{quest['title']}: choose a path",
+        [("choose", {"choice": n}) for n in names],
+    )
 
 
 @answer("quest_choice")
@@ -50,9 +55,12 @@ def _stage_prep(ctx: Ctx, a: Args) -> None:
     for cid in ctx.state.zone("hero.equipment"):
         ctx.exhaust(cid, False)
     ctx.push(
-        ("draw", {"seat": HERO, "n": 2}), ("hand_limit", {"seat": HERO}),
-        ("draw", {"seat": DL, "n": 2}), ("hand_limit", {"seat": DL}),
-        ("tokens_back", {}), ("fire", {"event": "stage_start"}),
+        ("draw", {"seat": HERO, "n": 2}),
+        ("hand_limit", {"seat": HERO}),
+        ("draw", {"seat": DL, "n": 2}),
+        ("hand_limit", {"seat": DL}),
+        ("tokens_back", {}),
+        ("fire", {"event": "stage_start"}),
     )
 
 
@@ -94,8 +102,9 @@ def _offer(ctx: Ctx, a: Args) -> None:
         return
     names = [choices[k]["name"] for k in keys]
     ctx.note("story_offer", choices=names, forced=False)
-    ctx.ask(HERO, "choose", "story_choice", "choose a path",
-            [("choose", {"choice": n}) for n in names])
+    ctx.ask(
+        HERO, "choose", "story_choice", "choose a path", [("choose", {"choice": n}) for n in names]
+    )
 
 
 @answer("story_choice")
@@ -113,9 +122,17 @@ def _apply_choice(ctx: Ctx, key: str) -> None:
     icons = choice["icons"]
     ctx.note("story_choice", name=choice["name"], text=choice["text"], icons=icons)
     ctx.push(
-        ("challenge", {"kind": "story", "attribute": icons["attribute"],
-                       "difficulty": icons.get("difficulty"), "reward": icons.get("reward"),
-                       "wound": icons.get("wound", 0), "last": step == 4}),
+        (
+            "challenge",
+            {
+                "kind": "story",
+                "attribute": icons["attribute"],
+                "difficulty": icons.get("difficulty"),
+                "reward": icons.get("reward"),
+                "wound": icons.get("wound", 0),
+                "last": step == 4,
+            },
+        ),
         ("offer", {}),
     )
 

@@ -29,9 +29,14 @@ def build_view(state: State, seat: str | None) -> dict[str, Any]:
         "vars": {k: state.var(k) for k in sorted(state.vars)},
         "zones": _zones(state, seat),
         "exhausted": sorted(c for c in state.exhausted if _public_card(state, c)),
-        "pending": None if p is None else {"seat": p["seat"], "kind": p["kind"],
-                                            "prompt": p["prompt"],
-                                            "window": (p.get("data") or {}).get("name")},
+        "pending": None
+        if p is None
+        else {
+            "seat": p["seat"],
+            "kind": p["kind"],
+            "prompt": p["prompt"],
+            "window": (p.get("data") or {}).get("name"),
+        },
     }
     if state.var("char.hero") and state.var("char.dungeon_lord"):
         view["light"] = dv.is_light(state)

@@ -87,8 +87,15 @@ def ultimate_ready(state: State, seat: str) -> bool:
 def open_window(ctx: Ctx, a: Args) -> None:
     """Open (or reopen) a priority window for a seat."""
     who = a["who"]
-    ctx.ask(who, "window", "window", f"{a['name']}: play a card or ability, or pass",
-            name=a["name"], passes=a.get("passes", 0), who=who)
+    ctx.ask(
+        who,
+        "window",
+        "window",
+        f"{a['name']}: play a card or ability, or pass",
+        name=a["name"],
+        passes=a.get("passes", 0),
+        who=who,
+    )
 
 
 def use_ultimate(ctx: Ctx, seat: str) -> None:

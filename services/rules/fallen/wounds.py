@@ -37,8 +37,16 @@ def _wound(ctx: Ctx, a: Args) -> None:
 @task("react")
 def _react(ctx: Ctx, a: Args) -> None:
     n = a["wound"]["n"]
-    ctx.ask(a["seat"], "window", "window", f"{n} wound(s) are being dealt to you: block or pass",
-            name="when_wounded", passes=1, who=a["seat"], wound=a["wound"])
+    ctx.ask(
+        a["seat"],
+        "window",
+        "window",
+        f"{n} wound(s) are being dealt to you: block or pass",
+        name="when_wounded",
+        passes=1,
+        who=a["seat"],
+        wound=a["wound"],
+    )
 
 
 @task("place_wound")

@@ -15,8 +15,14 @@ END = ("window_open", {"name": "test_end", "who": HERO})
 class Game:
     """A game under test: folds every event, exposes helpers to answer decisions."""
 
-    def __init__(self, hero: str = "merace", dl: str = "archivist", skill: str | None = None,
-                 quest: int = 0, stories: list[str] | None = None) -> None:
+    def __init__(
+        self,
+        hero: str = "merace",
+        dl: str = "archivist",
+        skill: str | None = None,
+        quest: int = 0,
+        stories: list[str] | None = None,
+    ) -> None:
         self.events: list[Event] = list(RULES.initial_events("t", Setup({HERO: "h", DL: "d"})))
         self.state: State = RULES.initial_state()
         for e in self.events:
@@ -56,8 +62,11 @@ class Game:
     def shuffle(self, order: list[int] | None = None) -> list[Event]:
         """Answer a pending shuffle (identity order by default)."""
         n = int(self.pending_data["count"])
-        return self.send(Command(CHANCE, "shuffle", {"order": order or list(range(n)),
-                                                      "nonce": len(self.events)}))
+        return self.send(
+            Command(
+                CHANCE, "shuffle", {"order": order or list(range(n)), "nonce": len(self.events)}
+            )
+        )
 
     def passes(self, limit: int = 50) -> None:
         """Pass every open priority window until another kind of decision is pending."""
@@ -88,8 +97,10 @@ class Game:
 
     def legal(self, seat: str | None = None) -> list[tuple[str, dict[str, Any]]]:
         """Return the legal answers (kind, args) of the pending seat."""
-        return [(c.kind, dict(c.args)) for c in
-                RULES.legal_commands(self.state, seat or self.pending_seat)]
+        return [
+            (c.kind, dict(c.args))
+            for c in RULES.legal_commands(self.state, seat or self.pending_seat)
+        ]
 
     def count(self, key: str) -> int:
         return self.state.count(key)
@@ -124,15 +135,20 @@ class Game:
     def run_tasks(self, *tasks: tuple[str, dict[str, Any]]) -> None:
         """Replace the task queue with tasks (plus a final test window) and start them."""
         queue = [[n, a] for n, a in (*tasks, END)]
-        pending = {"seat": HERO, "kind": "window", "prompt": "test",
-                   "data": {"resume": "window", "name": "test_start", "passes": 1, "who": HERO}}
+        pending = {
+            "seat": HERO,
+            "kind": "window",
+            "prompt": "test",
+            "data": {"resume": "window", "name": "test_start", "passes": 1, "who": HERO},
+        }
         self.patch("flow", tasks=queue, pending=pending)
         self.do(HERO, "pass")
 
     def challenge(self, attribute: str = "strength", **extra: Any) -> None:
         """Start a lone story challenge (no purchases afterwards) and stop at the first decision."""
-        self.run_tasks(("challenge", {"kind": "story", "attribute": attribute, "last": True,
-                                      **extra}))
+        self.run_tasks(
+            ("challenge", {"kind": "story", "attribute": attribute, "last": True, **extra})
+        )
 
     def notes(self, type_: str) -> list[dict[str, Any]]:
         """Return the data of recorded events of a type."""

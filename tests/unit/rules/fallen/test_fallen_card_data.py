@@ -11,8 +11,18 @@ from services.rules.fallen.cards import ATTRIBUTES, SHADOW, TIMINGS, TRIGGERS, c
 from services.rules.fallen.dice_faces import faces_of
 from services.rules.fallen.effects import CONDITIONS, OPS
 
-MODS = {"attribute_dice", "dl_dice", "creature_armor", "creature_dice", "armor", "fortune_limit",
-        "hand_size", "charge_slots", "power_cost", "swords"}
+MODS = {
+    "attribute_dice",
+    "dl_dice",
+    "creature_armor",
+    "creature_dice",
+    "armor",
+    "fortune_limit",
+    "hand_size",
+    "charge_slots",
+    "power_cost",
+    "swords",
+}
 COLOURS = {"white", "black", "red", "blue"}
 
 
@@ -25,7 +35,7 @@ def _walk_effects(effects: list[dict[str, Any]], where: str) -> None:
             _walk_effects(eff.get("else", []), where)
             continue
         assert len(eff) == 1, f"{where}: one primitive per effect, got {eff}"
-        (name, arg), = eff.items()
+        ((name, arg),) = eff.items()
         assert name in OPS, f"{where}: unknown effect primitive {name!r}"
         if name == "add_dice":
             assert set(arg) <= COLOURS, where
@@ -203,7 +213,7 @@ def _primitives(effects: list[dict[str, Any]]) -> set[str]:
         if "if" in eff:
             out |= _primitives(eff.get("then", [])) | _primitives(eff.get("else", []))
             continue
-        (name, arg), = eff.items()
+        ((name, arg),) = eff.items()
         out.add(name)
         if name == "roll_die":
             out |= _primitives(arg.get("hit", [])) | _primitives(arg.get("miss", []))
@@ -211,8 +221,13 @@ def _primitives(effects: list[dict[str, Any]]) -> set[str]:
 
 
 def _used() -> dict[str, set[str]]:
-    used: dict[str, set[str]] = {"timing": set(), "trigger": set(), "primitive": set(),
-                                 "mod": set(), "token": set()}
+    used: dict[str, set[str]] = {
+        "timing": set(),
+        "trigger": set(),
+        "primitive": set(),
+        "mod": set(),
+        "token": set(),
+    }
     for c in catalog().cards.values():
         if "timing" in c:
             used["timing"].add(c["timing"])
@@ -246,8 +261,11 @@ def test_the_two_triggered_timings_each_have_a_power_card_on_each_side() -> None
 
 
 def _binds_to_slot(c: dict[str, Any]) -> bool:
-    return any(e.get("bind", {}).get("to") == "slot" for e in c.get("effects", [])
-               if isinstance(e.get("bind"), dict))
+    return any(
+        e.get("bind", {}).get("to") == "slot"
+        for e in c.get("effects", [])
+        if isinstance(e.get("bind"), dict)
+    )
 
 
 def test_slot_binding_cards_are_augments_for_the_dungeon_lord_and_curses_for_the_hero() -> None:

@@ -47,6 +47,7 @@ def test_dungeon_lords_seven_sword_roll_example() -> None:
     g.do(DL, "pass")
     # Then his final roll is 7 swords and he paid 3 Fortune
     from services.rules.fallen.derived import swords
+
     assert swords(g.state, DL) == 7
     assert g.count("fortune.dungeon_lord") == 2
     assert g.pending_kind == "challenge_roll" and g.pending_seat == HERO
@@ -63,8 +64,14 @@ def test_heros_roll_example_ultimate_turns_six_swords_into_eight() -> None:
     g.passes()
     # Merace rolls 2 white + red (Intelligence) + red (Arcanist I)
     g.do(HERO, "challenge_roll", fortune=2, ultimate=False)
-    assert g.pending_data["dice"] == ["fallen_white", "fallen_white", "fallen_red", "fallen_red",
-                                      "fallen_blue", "fallen_blue"]
+    assert g.pending_data["dice"] == [
+        "fallen_white",
+        "fallen_white",
+        "fallen_red",
+        "fallen_red",
+        "fallen_blue",
+        "fallen_blue",
+    ]
     g.roll("sword", "two_swords", "sword", "two_swords", "blank", "blank")  # 6 swords
     # Arcane Rift: all three Charges are removed, two blue dice rolled
     assert ("ultimate", {}) in g.legal()
@@ -166,6 +173,7 @@ def test_rerolled_dice_keep_symbols_from_both_rolls_but_only_final_swords() -> N
     g.roll("sword_symbol")  # white: a sword and a Charge
     assert g.count("charges.hero") == 2
     from services.rules.fallen.derived import swords
+
     assert swords(g.state, HERO) == 1
 
 

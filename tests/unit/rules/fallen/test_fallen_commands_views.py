@@ -81,8 +81,11 @@ def test_deck_shuffles_are_recorded_for_nobody_with_a_public_count() -> None:
 
 def test_views_hide_hands_decks_and_the_story_card() -> None:
     g = _game()
-    hero, dl, spectator = RULES.view(g.state, HERO), RULES.view(g.state, DL), RULES.view(
-        g.state, None)
+    hero, dl, spectator = (
+        RULES.view(g.state, HERO),
+        RULES.view(g.state, DL),
+        RULES.view(g.state, None),
+    )
     assert hero["zones"]["hero.hand"] == list(g.zone("hero.hand"))
     assert hero["zones"]["dungeon_lord.hand"] == {"count": 2}
     assert dl["zones"]["hero.hand"] == {"count": 2}

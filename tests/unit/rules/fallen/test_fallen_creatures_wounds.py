@@ -165,13 +165,17 @@ def test_augment_stays_with_its_slot_after_the_creature_dies() -> None:
     g.do(DL, "target", slot=0)
     assert g.zone("augment.0") == ("dp_forge_anvil",)
     assert creature_armor(g.state, 0) == base + 2
-    g.patch("card_moved", card=g.zone("slot.0")[0], **{"from": "slot.0", "to": "dead.0",
-                                                        "bottom": False})
+    g.patch(
+        "card_moved",
+        card=g.zone("slot.0")[0],
+        **{"from": "slot.0", "to": "dead.0", "bottom": False},
+    )
     g.passes()
     finish_challenge(g)
     assert g.zone("augment.0") == ("dp_forge_anvil",)
     new = g.zone("slot.0")[0]
     from services.rules.fallen.cards import card
+
     assert creature_armor(g.state, 0) == card(new)["armor"] + 2
 
 

@@ -104,8 +104,7 @@ def play(seed: int) -> tuple[State, list[Event], int]:
             cmd = rng.choice(legal)
             if steps % 97 == 0:
                 with pytest.raises(RuleViolation):
-                    RULES.decide(state, Command(DL if p.seat == HERO else HERO, cmd.kind,
-                                                cmd.args))
+                    RULES.decide(state, Command(DL if p.seat == HERO else HERO, cmd.kind, cmd.args))
         new = RULES.decide(state, cmd)
         for e in new:
             state = RULES.evolve(state, e)

@@ -87,7 +87,10 @@ def test_purchasing_arcanist_two_example() -> None:
     g.run_tasks(("purchases", {}))
     # Then the choices are the cheapest of each group: Sword Mage I, Arcanist II, Evocator I
     assert {a["skill"] for k, a in g.legal() if k == "buy"} == {
-        "sk_sword_mage_1", "sk_arcanist_2", "sk_evocator_1"}
+        "sk_sword_mage_1",
+        "sk_arcanist_2",
+        "sk_evocator_1",
+    }
     # When Arcanist II is bought it replaces Arcanist I, leaving 1 XP
     g.do(HERO, "buy", skill="sk_arcanist_2")
     assert g.count("xp.hero") == 1

@@ -25,6 +25,7 @@ def test_starting_skill_must_be_a_level_one_skill_of_the_chosen_hero() -> None:
     g = Game.__new__(Game)
     from services.rules.common.api import Setup
     from services.rules.fallen import RULES
+
     g.events = list(RULES.initial_events("t", Setup({HERO: "h", DL: "d"})))
     g.state = RULES.initial_state()
     for e in g.events:
@@ -58,8 +59,10 @@ def test_story_card_example_path_and_resolution() -> None:
     g.do(HERO, "choose", choice="Force the Door Open")
     assert g.notes("story_choice")[-1]["icons"] == {"attribute": "strength"}
     _finish_story_challenge(g)
-    assert [a["choice"] for _, a in g.legal()] == ["Jump Down the Chute",
-                                                    "Grab the Orc then Down the Chute"]
+    assert [a["choice"] for _, a in g.legal()] == [
+        "Jump Down the Chute",
+        "Grab the Orc then Down the Chute",
+    ]
     g.do(HERO, "choose", choice="Grab the Orc then Down the Chute")
     assert g.notes("story_choice")[-1]["icons"] == {"attribute": "agility", "difficulty": "hard"}
     _finish_story_challenge(g)
@@ -67,8 +70,11 @@ def test_story_card_example_path_and_resolution() -> None:
     assert g.notes("story_choice")[-1]["name"] == "Soft Landing"
     assert g.notes("story_offer")[-2] == {"choices": ["Soft Landing"], "forced": True}
     g.do(HERO, "choose", choice="Hold Your Ground")
-    assert g.notes("story_choice")[-1]["icons"] == {"attribute": "strength", "wound": 1,
-                                                     "reward": "treasure"}
+    assert g.notes("story_choice")[-1]["icons"] == {
+        "attribute": "strength",
+        "wound": 1,
+        "reward": "treasure",
+    }
     hero_xp, dl_xp = g.count("xp.hero"), g.count("xp.dungeon_lord")
     _finish_story_challenge(g, until_next_story=True)
     res = g.notes("story_resolution")[-1]
@@ -112,14 +118,19 @@ def test_final_battle_first_to_three_cards_wins() -> None:
     assert g.notes("final_battle_begins")[-1]["name"] == "The Feasting Hall"
     assert g.count("fortune.hero") == 5
     from services.rules.fallen import RULES
+
     for won in range(1, 4):
         # the hero rolls more swords every time
         for _ in range(200):
             kind, data = g.pending_kind, g.pending_data
             if kind == "roll":
                 hero = data.get("seat") == HERO
-                g.roll(*[("two_swords" if hero and "fallen_white" == d else "blank")
-                         for d in data["dice"]])
+                g.roll(
+                    *[
+                        ("two_swords" if hero and "fallen_white" == d else "blank")
+                        for d in data["dice"]
+                    ]
+                )
             elif kind == "shuffle":
                 g.shuffle()
             elif kind == "window":

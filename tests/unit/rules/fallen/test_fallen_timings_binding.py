@@ -281,7 +281,7 @@ def test_given_a_third_final_battle_card_then_the_winners_conclusion_is_read() -
         text = card(begins)["conclusion"][winner]
         assert text
         assert g.notes("final_battle_conclusion") == [
-            {"card": begins, "name": card(begins)["name"], "winner": winner, "text": text}]
+            {"card": begins, "name": card(begins)["name"], "winner": winner, "text": text}
+        ]
         assert g.notes("game_over")[-1]["conclusion"] == text
         assert g.state.var("conclusion") == {"card": begins, "winner": winner, "text": text}
-
