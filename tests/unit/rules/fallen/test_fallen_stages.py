@@ -143,6 +143,12 @@ def test_final_battle_first_to_three_cards_wins() -> None:
             if len(g.zone("fb.won.hero")) == won:
                 break
         assert len(g.zone("fb.won.hero")) == won
-    assert RULES.outcome(g.state) == {"winner": HERO, "final_battle": {HERO: 3, DL: 0}}
+    outcome = RULES.outcome(g.state)
+    assert outcome is not None
+    assert {k: outcome[k] for k in ("winner", "final_battle")} == {
+        "winner": HERO,
+        "final_battle": {HERO: 3, DL: 0},
+    }
+    assert outcome["conclusion"]["winner"] == HERO and outcome["conclusion"]["text"]
     assert RULES.pending(g.state) is None
     assert finish_challenge is not None
