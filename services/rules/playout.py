@@ -28,6 +28,7 @@ class Playout:
     state: Any
     commands: int
     chance_answers: int
+    batches: tuple[int, ...] = ()  # events per append: the creation, then one per command
 
 
 def chance_answer(seed: bytes, game_id: str, nonce: int, req: ChanceRequest) -> Command:
@@ -63,6 +64,7 @@ def play(
     """Play one game to the end (random legal commands unless a seat has a policy)."""
     dice_seed = hashlib.sha256(f"dice:{seed}".encode()).digest()
     events: list[Event] = list(rules.initial_events(game_id, setup))
+    batches = [len(events)]
     state = rules.initial_state()
     for ev in events:
         state = rules.evolve(state, ev)
@@ -70,7 +72,7 @@ def play(
     for step in range(MAX_STEPS):
         pending = rules.pending(state)
         if pending is None:
-            return Playout(tuple(events), state, commands, nonce)
+            return Playout(tuple(events), state, commands, nonce, tuple(batches))
         if pending.seat == CHANCE:
             assert pending.chance is not None
             command = chance_answer(dice_seed, game_id, nonce, pending.chance)
@@ -94,4 +96,5 @@ def play(
         for ev in new:
             state = rules.evolve(state, ev)
         events.extend(new)
+        batches.append(len(new))
     raise AssertionError(f"game did not end within {MAX_STEPS} steps")
