@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections import Counter
 
 import pytest
 
@@ -15,6 +16,16 @@ from tests.unit.rules.fallen.golden import GOLDEN, events_digest
 
 SEATS = {"hero": "a", "dungeon_lord": "b"}
 QUICK_PLAYOUTS = int(os.environ.get("FALLEN_QUICK_PLAYOUTS", "1000"))
+
+
+def _cards_at_start() -> Counter[str]:
+    state = RULES.initial_state()
+    for ev in RULES.initial_events("start", Setup(SEATS)):
+        state = RULES.evolve(state, ev)
+    return Counter(c for zone in state.zones.values() for c in zone)
+
+
+CARDS_AT_START = _cards_at_start()
 
 
 def test_given_the_golden_commands_when_replayed_then_events_and_final_state_match():
@@ -76,4 +87,6 @@ def test_given_many_random_legal_playouts_then_every_game_reaches_a_winner_and_r
             assert RULES.state_hash(state) == RULES.state_hash(p.state), i
         # and no counter (Fortune, XP, charges, wounds) is negative at the end
         assert all(v >= 0 for v in p.state.counters.values()), i
+        # and every card and token is still in exactly one zone (cards conserved)
+        assert Counter(c for zone in p.state.zones.values() for c in zone) == CARDS_AT_START, i
     assert sum(winners.values()) == QUICK_PLAYOUTS
