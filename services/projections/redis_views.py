@@ -8,8 +8,10 @@ Keys (each game's keys share the hash tag ``{g:<game id>}``, so they sit in one 
 - ``<prefix>:v:games``: set of game ids; ``<prefix>:v:meta``: checkpoints and runner status.
 
 A batch is one pipeline whose commands run in order: views and audit records first, then the
-game records, then the checkpoint. A crash part-way leaves older records than views, so the
-events are re-applied on restart and rewrite the same views.
+game records, then the checkpoint. A view is written only if the stored one is not newer
+(one Lua step per game), so a slow or restarted runner never rolls a view back. A crash
+part-way leaves older records than views, so the events are re-applied on restart and
+rewrite the same views.
 """
 
 from __future__ import annotations
@@ -22,6 +24,18 @@ import redis.asyncio as aioredis
 from services.kernel.canonical import canonical_json
 from services.projections.viewstore import Batch, ChangeHub, ViewRecord
 
+# Write views unless the stored one is newer: a slow runner never rolls a view back.
+WRITE_VIEWS = """
+local version = tonumber(ARGV[1])
+for i = 2, #ARGV, 2 do
+  local cur = redis.call('HGET', KEYS[1], ARGV[i])
+  if (not cur) or tonumber(cjson.decode(cur)['version']) <= version then
+    redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
+  end
+end
+return 1
+"""
+
 
 class RedisViewStore:
     """ViewStore on Redis (AOF recommended, as for the event store)."""
@@ -30,6 +44,7 @@ class RedisViewStore:
         self.url = url
         self.prefix = prefix
         self._redis: aioredis.Redis = aioredis.from_url(url, decode_responses=True)
+        self._write_views = self._redis.register_script(WRITE_VIEWS)
         self.hub = ChangeHub()
 
     def _key(self, game_id: str, name: str) -> str:
@@ -53,11 +68,10 @@ class RedisViewStore:
             rec = batch.games[game_id]
             version = int(rec["heads"].get(f"game-{game_id}", [0])[0])
             ended = bool(rec.get("ended"))
-            mapping: dict[Any, Any] = {
-                seat: json.dumps({"version": version, "ended": ended, "view": view})
-                for seat, view in seats.items()
-            }
-            pipe.hset(self._key(game_id, "views"), mapping=mapping)
+            args: list[Any] = [version]
+            for seat, view in seats.items():
+                args += [seat, json.dumps({"version": version, "ended": ended, "view": view})]
+            await self._write_views(keys=[self._key(game_id, "views")], args=args, client=pipe)
         by_game: dict[str, dict[Any, Any]] = {}
         for game_id, rec in batch.audit:
             field = f"{rec['stream']} {rec['version']}"
