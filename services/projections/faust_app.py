@@ -17,6 +17,7 @@ import asyncio
 import json
 import logging
 import os
+import socket
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -102,7 +103,10 @@ def make_app(cfg: FaustConfig) -> faust.App:
             parts.store = open_store(cfg.store_url)
             parts.views = open_view_store(cfg.views_url)
             parts.projector = Projector(
-                parts.store, parts.views, extra_games_from_env(), runner="faust"
+                parts.store,
+                parts.views,
+                extra_games_from_env(),
+                runner=f"faust:{socket.gethostname()}:{os.getpid()}",
             )
         return parts.projector
 

@@ -101,8 +101,11 @@ async def test_given_a_worker_killed_mid_stream_when_restarted_then_views_equal_
 
         # and it reports its lag (0 once caught up) in the view store
         async def reported() -> bool:
-            raw = await views.get_meta("status:faust")
-            return raw is not None and json.loads(raw)["lag_events"] == 0
+            # each worker reports under its own key: status:faust:<host>:<pid>
+            statuses = await views.meta_items("status:faust:")
+            return bool(statuses) and any(
+                json.loads(raw)["lag_events"] == 0 for raw in statuses.values()
+            )
 
         await wait_for(reported, "the worker's status")
     finally:
