@@ -25,6 +25,7 @@ from services.rules.registry import load
 
 KERNEL_EVENTS = (GAME_CREATED, GAME_ENDED)
 MAX_CHANCE_STEPS = 500
+MAX_CACHED_GAMES = 5000
 RETRIES = 5
 
 
@@ -118,6 +119,8 @@ class GameRunner:
             cached = Loaded(
                 game_id, cached.game, cached.rules, cached.seats, state, envs[-1].version, ended
             )
+        if game_id not in self._cache and len(self._cache) >= MAX_CACHED_GAMES:
+            self._cache.pop(next(iter(self._cache)))  # forget the oldest-loaded game
         self._cache[game_id] = cached
         return cached
 
