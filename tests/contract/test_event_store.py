@@ -292,3 +292,29 @@ def test_given_a_bad_store_url_when_opening_then_invalid_argument(url: str) -> N
     # when the URL is not one we know, then it is refused by name
     with pytest.raises(InvalidArgument):
         open_store(url)
+
+
+async def test_given_two_redis_clients_when_they_alternate_appends_then_stale_heads_are_resolved(
+    redis_url: str,
+) -> None:
+    # given two clients of one Redis store, each remembering the heads it wrote
+    prefix = f"two{uuid.uuid4().hex[:8]}"
+    one = RedisEventStore(redis_url, prefix=prefix)
+    two = RedisEventStore(redis_url, prefix=prefix)
+    try:
+        # when they take turns appending to one stream (each one's cached head goes stale)
+        for i in range(10):
+            writer = one if i % 2 == 0 else two
+            await writer.append("game-alt", ANY_VERSION, [NewEvent("Turn", {"i": i})])
+        # and an explicit expected version from a stale client still conflicts correctly
+        with pytest.raises(VersionConflict):
+            await one.append("game-alt", 9, [NewEvent("Late", {})])
+        await one.append("game-alt", 10, [NewEvent("OnTime", {})])
+        # then the stream has every event once, in order, with an unbroken chain
+        events = await two.read("game-alt")
+        assert [e.data.get("i") for e in events[:10]] == list(range(10))
+        assert [e.version for e in events] == list(range(1, 12))
+        assert_chain(events)
+    finally:
+        await one.close()
+        await two.close()

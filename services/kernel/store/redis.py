@@ -40,6 +40,7 @@ from services.kernel.store.base import (
 
 APPEND_LUA = Path(__file__).with_name("redis_append.lua")
 MAX_STALE_RETRIES = 1000
+MAX_KNOWN_HEADS = 10_000
 
 
 def shard_of(stream: str, shards: int) -> int:
@@ -100,12 +101,19 @@ class RedisEventStore:
         self.prefix = prefix
         self._redis: aioredis.Redis = aioredis.from_url(url, decode_responses=True)
         self._append = self._redis.register_script(APPEND_LUA.read_text(encoding="utf-8"))
+        self._known_heads: dict[str, tuple[int, str]] = {}
 
     def _key(self, shard: int, name: str) -> str:
         return f"{self.prefix}:{{s{shard}}}:{name}"
 
     def _stream_key(self, stream: str) -> str:
         return self._key(shard_of(stream, self.shards), f"stream:{stream}")
+
+    def _remember_head(self, stream: str, version: int, head_hash: str) -> None:
+        """Keep the head this client just wrote (bounded; a stale one costs one retry)."""
+        if len(self._known_heads) >= MAX_KNOWN_HEADS:
+            self._known_heads.pop(next(iter(self._known_heads)))
+        self._known_heads[stream] = (version, head_hash)
 
     async def _head(self, stream: str) -> tuple[int, str]:
         """Return the stream's (version, head hash); (0, '') when empty."""
@@ -135,7 +143,9 @@ class RedisEventStore:
         ]
         cmd_field = f"{stream}\x00{command_id}" if command_id else ""
         for _ in range(MAX_STALE_RETRIES):
-            base_version, base_hash = await self._head(stream)
+            # the last head this client wrote saves a round trip; the script re-checks it
+            cached = self._known_heads.pop(stream, None)
+            base_version, base_hash = cached or await self._head(stream)
             sealed = seal(
                 stream,
                 base_version + 1,
@@ -155,6 +165,7 @@ class RedisEventStore:
             reply = await self._append(keys=keys, args=args)
             outcome = reply[0]
             if outcome == "ok":
+                self._remember_head(stream, int(reply[1]), sealed[-1].hash)
                 return AppendResult(
                     stream=stream,
                     version=int(reply[1]),
