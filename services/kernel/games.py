@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import weakref
 from typing import Any
 
 from services.kernel.auth import Principal
@@ -28,11 +29,25 @@ def game_stream(game_id: str) -> str:
     return f"game-{game_id}"
 
 
+# per store (weakly, so a closed store's entries go with it): game id -> GameCreated payload
+_INFO: weakref.WeakKeyDictionary[Any, dict[str, dict[str, Any]]] = weakref.WeakKeyDictionary()
+MAX_INFO = 10_000
+
+
 async def game_info(store: EventStore, game_id: str) -> dict[str, Any]:
-    """Return the GameCreated payload of a game (raise NotFound if there is none)."""
+    """Return the GameCreated payload of a game (raise NotFound if there is none).
+
+    GameCreated never changes, so it is cached per store once read.
+    """
+    known = _INFO.setdefault(store, {})
+    if game_id in known:
+        return known[game_id]
     events = await store.read(game_stream(game_id), 1)
     if not events or events[0].type != GAME_CREATED:
         raise NotFound(f"game {game_id!r} does not exist")
+    if len(known) >= MAX_INFO:
+        known.pop(next(iter(known)))
+    known[game_id] = events[0].data
     return events[0].data
 
 
