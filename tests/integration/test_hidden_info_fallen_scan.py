@@ -13,28 +13,16 @@ FALLEN_SCAN_FALLEN_500 sets the count (default 500).
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
 
 import pytest
 
-from services.rules.fallen import RULES
-from tests.support.hidden_scan import scan_game
-from tests.support.pure_log import played_log
+from tests.support.scan_worker import scan_seeds
 
 GAMES = int(os.environ.get("FALLEN_SCAN_FALLEN_500", "500"))
 WORKERS = 2
-
-
-def _worker(seeds: list[int]) -> tuple[int, int]:
-    """Play and scan the Fallen games of the given seeds; return (games, checks)."""
-    checks = 0
-    for seed in seeds:
-        gid = f"scan{seed}"
-        checks += scan_game(
-            "fallen", gid, played_log(RULES, gid, f"scan-{seed}"), {"fallen": RULES}
-        )
-    return len(seeds), checks
 
 
 @pytest.mark.timeout(1800)
@@ -42,8 +30,10 @@ def test_no_view_or_feed_of_500_finished_fallen_games_names_a_hidden_card():
     # given GAMES random finished Fallen games, split over two processes
     shares = [list(range(w, GAMES, WORKERS)) for w in range(WORKERS)]
     # when every view and feed is scanned at every append boundary
-    with ProcessPoolExecutor(WORKERS) as pool:
-        results = list(pool.map(_worker, shares))
+    # (spawned, not forked: a fork would inherit the test process's threads, signal
+    # handlers and open servers; once that stalled a worker on its first game)
+    with ProcessPoolExecutor(WORKERS, mp_context=multiprocessing.get_context("spawn")) as pool:
+        results = list(pool.map(scan_seeds, shares))
     # then no reader ever saw a card hidden from it (scan_game asserts), in every game
     assert sum(n for n, _ in results) == GAMES
     assert sum(c for _, c in results) > GAMES * 1000
