@@ -147,25 +147,23 @@ async def _logs(game: str, games: int) -> list[tuple[str, str]]:
     from services.audit.logfile import store_records, to_jsonl
     from services.dice.engine import DiceEngine
     from services.kernel.store.sqlite import SqliteEventStore
+    from services.rules.playout import pick
     from services.rules.registry import load
     from services.rules.runner import GameRunner
 
     store = SqliteEventStore(":memory:")
     rules = load(game)
     runner = GameRunner(store, DiceEngine(store), {game: rules})
-    import random
 
     out = []
     for i in range(games):
         gid = f"bench{i}"
-        rng = random.Random(i)
         loaded, _ = await runner.create(game, gid, {s: f"p-{s}" for s in rules.seats}, {})
         while not loaded.ended:
             pending = rules.pending(loaded.state)
             assert pending is not None
-            loaded, _ = await runner.submit(
-                gid, rng.choice(rules.legal_commands(loaded.state, pending.seat))
-            )
+            legal = rules.legal_commands(loaded.state, pending.seat)
+            loaded, _ = await runner.submit(gid, pick(legal, f"bench-{i}", loaded.version))
         out.append((gid, to_jsonl(await store_records(store, gid))))
     await store.close()
     return out
