@@ -26,8 +26,14 @@ from services.rules.service import mount as rules_mount
 log = logging.getLogger("fallen.app")
 
 ALL = "all"
-SINGLE_SERVICES = ("dice", "deck", "rules", "rules-fallen", "relay", "projections")
-RULES_POOLS = {"rules": None, "rules-fallen": ("fallen",)}
+RULES_POOLS: dict[str, tuple[str, ...] | None] = {
+    "rules": None,
+    "rules-fallen": ("fallen",),
+    "rules-worlds": ("worlds",),
+    "rules-land": ("land",),
+    "rules-land-epic": ("land",),
+}
+SINGLE_SERVICES = ("dice", "deck", *RULES_POOLS, "relay", "projections", "matchmaking")
 
 
 @dataclass
@@ -70,8 +76,14 @@ async def serve(
     dice_addr: str | None = None,
     background: list[Callable[[], Coroutine[Any, Any, None]]] | None = None,
     extra_games: dict[str, GameRules] | None = None,
+    pools: str = "",
+    matchmaking_state: str = "memory",
 ) -> Backend:
-    """Start serving one service (or all) on address; return the running backend."""
+    """Start serving one service (or all) on address; return the running backend.
+
+    pools maps rules pools to endpoints for the matchmaker ('pool=host:port,...'); serving
+    all, every pool not named is this server itself.
+    """
     channels: list[grpc.aio.Channel] = []
     mounts: list[Mount] = [echo_mount()]
     if service == ALL:
@@ -82,8 +94,8 @@ async def serve(
         mounts.append(dice_mount(DiceEngine(store)))
     elif service == "relay":
         pass  # health and metrics only; the relay itself runs as a background job
-    elif service == "projections":
-        pass  # the read API and its runners are added below
+    elif service in ("projections", "matchmaking"):
+        pass  # added below
     elif service == "deck" or service in RULES_POOLS:
         if not dice_addr:
             raise ValueError(f"the {service} service alone needs --dice HOST:PORT")
@@ -103,7 +115,18 @@ async def serve(
         proj_mount, proj_job = projections(store, extra_games)
         mounts.append(proj_mount)
         background = [*(background or []), proj_job]
+    mm_pools = None
+    if service in (ALL, "matchmaking"):
+        from services.matchmaking.wiring import matchmaking, open_state
+
+        if service == "matchmaking" and not pools:
+            raise ValueError("the matchmaking service alone needs --pools pool=HOST:PORT,...")
+        mm_mount, mm_job, mm_pools = matchmaking(store, open_state(matchmaking_state), pools)
+        mounts.append(mm_mount)
+        background = [*(background or []), mm_job]
     running = await start_server(mounts, address)
+    if mm_pools is not None and "*" not in mm_pools.endpoints and service == ALL:
+        mm_pools.endpoints["*"] = f"127.0.0.1:{running.port}"
     tasks = [asyncio.create_task(job()) for job in background or []]
     log.info("serving", extra={"service": service, "address": address, "port": running.port})
     return Backend(running=running, store=store, channels=channels, tasks=tasks)

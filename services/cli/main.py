@@ -52,6 +52,20 @@ def serve(
     shard: Annotated[
         int | None, typer.Option(envvar="FALLEN_SHARD", help="relay: the one shard to relay")
     ] = None,
+    pools: Annotated[
+        str,
+        typer.Option(
+            envvar="FALLEN_POOLS",
+            help="matchmaking: rules pool endpoints, pool=HOST:PORT,... ('*' = any pool)",
+        ),
+    ] = "",
+    matchmaking_state: Annotated[
+        str | None,
+        typer.Option(
+            envvar="FALLEN_MATCHMAKING_STATE",
+            help="matchmaking state: memory or redis://... (default: the store's Redis)",
+        ),
+    ] = None,
 ) -> None:
     """Serve every service on one address, or one service alone."""
     from services.kernel.auth import jwt_secret
@@ -68,11 +82,21 @@ def serve(
         from prometheus_client import start_http_server
 
         start_http_server(metrics_port, addr=address.rsplit(":", 1)[0])
-    asyncio.run(_serve(service, address, store, stream, dice, shard))
+    from services.matchmaking.wiring import state_url_for
+
+    mm_state = matchmaking_state or state_url_for(store)
+    asyncio.run(_serve(service, address, store, stream, dice, shard, pools, mm_state))
 
 
 async def _serve(
-    service: str, address: str, store_url: str, stream: str, dice: str | None, shard: int | None
+    service: str,
+    address: str,
+    store_url: str,
+    stream: str,
+    dice: str | None,
+    shard: int | None,
+    pools: str = "",
+    mm_state: str = "memory",
 ) -> None:
     from services.app import serve as start
     from services.kernel.store.factory import open_store
@@ -94,7 +118,15 @@ async def _serve(
         raise typer.BadParameter(
             f"--stream must be memory, redis or kafka://HOST:PORT, not {stream}"
         )
-    backend = await start(store, address, service, dice_addr=dice, background=background)
+    backend = await start(
+        store,
+        address,
+        service,
+        dice_addr=dice,
+        background=background,
+        pools=pools,
+        matchmaking_state=mm_state,
+    )
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError):

@@ -11,7 +11,8 @@ import grpc
 from fallen.rules.v1 import rules_pb2, rules_pb2_grpc
 
 from services.kernel.auth import Principal, principal_from_metadata
-from services.kernel.errors import DomainError, InvalidArgument, PermissionDenied
+from services.kernel.errors import DomainError, InvalidArgument, PermissionDenied, RuleViolation
+from services.kernel.games import SEAT_EVENTS
 from services.kernel.grpcx.rpc import rpc, status_for
 from services.kernel.grpcx.server import Mount
 from services.rules.common.api import CHANCE, Command
@@ -83,10 +84,14 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         seat = _authorize(loaded, principal, request.seat, spectator_ok=False)
         assert seat is not None
         expected = request.expected_version if request.HasField("expected_version") else None
+        if not principal.is_service and loaded.seat_status.get(seat) == "taken_over":
+            raise RuleViolation(
+                f"seat {seat!r} is played by a bot; reclaim it first (RecordSeatEvent reclaimed)"
+            )
         after, dedup = await self.runner.submit(
             request.game_id, Command(seat, request.kind, args), request.command_id, expected
         )
-        outcome = after.rules.outcome(after.state) if after.ended else None
+        outcome = after.outcome if after.ended else None
         return rules_pb2.SubmitCommandResponse(
             version=after.version,
             deduplicated=dedup,
@@ -162,8 +167,8 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
     ) -> rules_pb2.GetGameResponse:
         """Summarize a game."""
         loaded = await self.runner.load(request.game_id)
-        outcome = loaded.rules.outcome(loaded.state) if loaded.ended else None
-        pending = loaded.rules.pending(loaded.state)
+        outcome = loaded.outcome if loaded.ended else None
+        pending = None if loaded.ended else loaded.rules.pending(loaded.state)
         return rules_pb2.GetGameResponse(
             game_id=loaded.game_id,
             game=loaded.game,
@@ -173,7 +178,29 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
             outcome_json=_dumps(outcome) if outcome else "",
             final_state_hash=loaded.rules.state_hash(loaded.state) if loaded.ended else "",
             waiting_for=pending.seat if pending else "",
+            seat_status=dict(loaded.seat_status),
         )
+
+    @rpc
+    async def RecordSeatEvent(
+        self,
+        request: rules_pb2.RecordSeatEventRequest,
+        context: grpc.aio.ServicerContext,
+        principal: Principal,
+    ) -> rules_pb2.RecordSeatEventResponse:
+        """Append a turn-timer seat fact."""
+        if request.kind not in SEAT_EVENTS:
+            raise InvalidArgument("kind", f"must be one of {sorted(SEAT_EVENTS)}")
+        loaded = await self.runner.load(request.game_id)
+        if request.kind == "reclaimed":
+            _authorize(loaded, principal, request.seat, spectator_ok=False)
+            if loaded.seat_status.get(request.seat) != "taken_over":
+                raise RuleViolation(f"seat {request.seat!r} is not taken over")
+        else:
+            principal.require_service()
+        expected = request.expected_version if request.HasField("expected_version") else None
+        after = await self.runner.record_seat(request.game_id, request.seat, request.kind, expected)
+        return rules_pb2.RecordSeatEventResponse(version=after.version, ended=after.ended)
 
     @rpc
     async def ListGames(
