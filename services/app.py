@@ -44,6 +44,7 @@ class Backend:
     store: EventStore
     channels: list[grpc.aio.Channel] = field(default_factory=list)
     tasks: list[asyncio.Task[None]] = field(default_factory=list)
+    matchmaker: Any = None  # the Matchmaker when this server runs matchmaking
 
     @property
     def port(self) -> int:
@@ -115,13 +116,13 @@ async def serve(
         proj_mount, proj_job = projections(store, extra_games)
         mounts.append(proj_mount)
         background = [*(background or []), proj_job]
-    mm_pools = None
+    mm_pools, mm = None, None
     if service in (ALL, "matchmaking"):
         from services.matchmaking.wiring import matchmaking, open_state
 
         if service == "matchmaking" and not pools:
             raise ValueError("the matchmaking service alone needs --pools pool=HOST:PORT,...")
-        mm_mount, mm_job, mm_pools = matchmaking(store, open_state(matchmaking_state), pools)
+        mm_mount, mm_job, mm_pools, mm = matchmaking(store, open_state(matchmaking_state), pools)
         mounts.append(mm_mount)
         background = [*(background or []), mm_job]
     running = await start_server(mounts, address)
@@ -129,4 +130,6 @@ async def serve(
         mm_pools.endpoints["*"] = f"127.0.0.1:{running.port}"
     tasks = [asyncio.create_task(job()) for job in background or []]
     log.info("serving", extra={"service": service, "address": address, "port": running.port})
-    return Backend(running=running, store=store, channels=channels, tasks=tasks)
+    return Backend(
+        running=running, store=store, channels=channels, tasks=tasks, matchmaker=mm
+    )

@@ -6,6 +6,7 @@ google.protobuf.Struct instead of JSON) is a change here alone.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -108,7 +109,8 @@ class Pools:
             raise_domain_error(err)
 
     async def act_for(self, endpoint: str, game_id: str, seat: str, version: int) -> bool:
-        """Play one legal command for a bot seat (the first listed); return whether it acted."""
+        """Play one legal command for a bot seat (picked by a hash of game, seat and version,
+        so replicas agree); return whether it acted."""
         md = self.creds.metadata()
         stub = self.stub(endpoint)
         try:
@@ -117,7 +119,8 @@ class Pools:
             )
             if legal.version != version or not legal.commands:
                 return False
-            first = legal.commands[0]
+            digest = hashlib.sha256(f"{game_id}:{seat}:{version}".encode()).digest()
+            first = legal.commands[int.from_bytes(digest[:8], "big") % len(legal.commands)]
             await stub.SubmitCommand(
                 rules_pb2.SubmitCommandRequest(
                     game_id=game_id,

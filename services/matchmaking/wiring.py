@@ -65,9 +65,9 @@ async def run_loop(
 
 def matchmaking(
     store: EventStore, state: MatchState, pools_spec: str
-) -> tuple[Mount, Callable[[], Coroutine[Any, Any, None]], Pools]:
-    """Return the service mount, its background job and the pools (endpoints may be filled
-    in later, e.g. '*' once the server's own port is known)."""
+) -> tuple[Mount, Callable[[], Coroutine[Any, Any, None]], Pools, Matchmaker]:
+    """Return the service mount, its background job, the pools (endpoints may be filled in
+    later, e.g. '*' once the server's own port is known) and the matchmaker."""
     pools = Pools(parse_pools(pools_spec))
     mm = Matchmaker(state, load_modes(), pools)
     follower = FeedFollower(store, state)
@@ -81,4 +81,4 @@ def matchmaking(
             await pools.close()
             await state.close()
 
-    return mount(mm), job, pools
+    return mount(mm), job, pools, mm

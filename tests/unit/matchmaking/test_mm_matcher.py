@@ -113,7 +113,9 @@ def test_solo_and_bot_modes_start_at_once() -> None:
 
 
 def test_fallen_vs_bot_honours_the_role() -> None:
-    groups = find_groups(MODES["fallen/vs_bot"], [ticket(1, "fallen/vs_bot", role="dungeon_lord")], NOW)
+    groups = find_groups(
+        MODES["fallen/vs_bot"], [ticket(1, "fallen/vs_bot", role="dungeon_lord")], NOW
+    )
     assert seats_of("fallen/vs_bot", groups[0]) == {"hero": "bot:fallen:0", "dungeon_lord": "p1.0"}
 
 
@@ -126,9 +128,7 @@ def test_expired_tickets_are_not_matched() -> None:
 @settings(max_examples=60, deadline=None)
 @given(
     mode=st.sampled_from(sorted(MODES)),
-    specs=st.lists(
-        st.tuples(st.integers(1, 3), st.floats(10, 40), st.floats(0, 90)), max_size=30
-    ),
+    specs=st.lists(st.tuples(st.integers(1, 3), st.floats(10, 40), st.floats(0, 90)), max_size=30),
 )
 def test_groups_are_disjoint_and_fit_the_mode(
     mode: str, specs: list[tuple[int, float, float]]
