@@ -130,6 +130,4 @@ async def serve(
         mm_pools.endpoints["*"] = f"127.0.0.1:{running.port}"
     tasks = [asyncio.create_task(job()) for job in background or []]
     log.info("serving", extra={"service": service, "address": address, "port": running.port})
-    return Backend(
-        running=running, store=store, channels=channels, tasks=tasks, matchmaker=mm
-    )
+    return Backend(running=running, store=store, channels=channels, tasks=tasks, matchmaker=mm)

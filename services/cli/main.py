@@ -15,6 +15,7 @@ import typer
 from services.cli import bench_rules  # noqa: F401  (registers `bench rules`)
 from services.cli.bench import bench_app
 from services.cli.play import play, view
+from services.matchmaking import bench as _mmbench  # noqa: F401  (registers `bench matchmaking`)
 from services.projections import bench as _pbench  # noqa: F401  (bench projections, replay)
 from services.projections.cli import register as register_projections
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 import time
@@ -25,6 +26,7 @@ from services.matchmaking.state import MatchState
 log = logging.getLogger("fallen.matchmaking")
 PLAYER_RE = re.compile(r"^[A-Za-z0-9_.@-]{1,64}$")
 CLAIM_LEASE_S = 30.0
+CLAIM_BATCH = 16  # groups claimed per state call; their games are created concurrently
 
 
 class GameCreator(Protocol):
@@ -106,11 +108,15 @@ class Matchmaker:
         modes: Mapping[str, Mode],
         creator: GameCreator,
         clock: Callable[[], float] = time.time,
+        lane: float | None = None,
     ) -> None:
         self.state = state
         self.modes = dict(modes)
         self.creator = creator
         self.clock = clock
+        # where in each tick's list of groups this replica starts claiming (0-1): replicas
+        # sharing one queue start at different places, so they seldom race for a group
+        self.lane = (uuid.uuid4().int % 1000) / 1000 if lane is None else lane
 
     async def enqueue(self, caller: str, req: Request) -> Ticket:
         """Validate and queue a ticket; raise LiveTicket when a player has one already."""
@@ -159,19 +165,30 @@ class Matchmaker:
         made = 0
         for mode in self.modes.values():
             await self.state.expire(mode.key(), now)
-            queued = await self.state.queued(mode.key())
-            for group in find_groups(mode, queued, now):
-                made += await self._make(mode, group, now)
+            groups = find_groups(mode, await self.state.queued(mode.key()), now)
+            start = int(self.lane * len(groups))
+            made += await self._make_all(mode, groups[start:] + groups[:start], now)
         return made
 
-    async def _make(self, mode: Mode, group: list[Ticket], now: float) -> int:
-        """Claim a group, create its game and tell every ticket; return 1 if made."""
-        seats = assign_seats(mode, group)
-        if seats is None:
-            return 0
-        claim_id = "c" + uuid.uuid4().hex
-        if not await self.state.claim([t.ticket_id for t in group], claim_id, now):
-            return 0  # another replica took one of these tickets first
+    async def _make_all(self, mode: Mode, groups: list[list[Ticket]], now: float) -> int:
+        """Claim groups a batch per call, then create each batch's games concurrently."""
+        seated = [(g, assign_seats(mode, g)) for g in groups]
+        todo = [(g, s, "c" + uuid.uuid4().hex) for g, s in seated if s is not None]
+        made = 0
+        for i in range(0, len(todo), CLAIM_BATCH):
+            batch = todo[i : i + CLAIM_BATCH]
+            won = await self.state.claim_many(
+                [(c, [t.ticket_id for t in g]) for g, _, c in batch], now
+            )
+            claimed = [(g, s, c) for (g, s, c), ok in zip(batch, won, strict=True) if ok]
+            done = await asyncio.gather(*(self._make(mode, g, s, c) for g, s, c in claimed))
+            made += sum(done)
+        return made
+
+    async def _make(
+        self, mode: Mode, group: list[Ticket], seats: dict[str, str], claim_id: str
+    ) -> int:
+        """Create a claimed group's game and tell every ticket; return 1 if made."""
         game_id = "g" + claim_id[1:17]
         options = dict(mode.options)
         if mode.challenge:

@@ -41,6 +41,30 @@ elseif op == 'claim' then
   redis.call('SET', p .. ':claim:' .. cid, cjson.encode(ids))
   redis.call('ZADD', p .. ':claims', now, cid)
   return 1
+elseif op == 'claim_many' then
+  -- now, then per group: claim_id, count, ids...; returns 1/0 per group
+  local now, i, out = ARGV[2], 3, {}
+  while i <= #ARGV do
+    local cid, n = ARGV[i], tonumber(ARGV[i + 1])
+    local ok = 1
+    for k = i + 2, i + 1 + n do
+      if redis.call('HGET', p .. ':tk:' .. ARGV[k], 'state') ~= 'queued' then ok = 0 end
+    end
+    if ok == 1 then
+      local ids = {}
+      for k = i + 2, i + 1 + n do
+        local id = ARGV[k]
+        redis.call('HSET', p .. ':tk:' .. id, 'state', 'claimed')
+        redis.call('ZREM', p .. ':q:' .. redis.call('HGET', p .. ':tk:' .. id, 'key'), id)
+        table.insert(ids, id)
+      end
+      redis.call('SET', p .. ':claim:' .. cid, cjson.encode(ids))
+      redis.call('ZADD', p .. ':claims', now, cid)
+    end
+    table.insert(out, ok)
+    i = i + 2 + n
+  end
+  return out
 elseif op == 'complete' then
   -- claim_id, game_id, game_json, (id, matches_json)...
   local cid, gid = ARGV[2], ARGV[3]

@@ -71,6 +71,17 @@ class RedisState:
         """Claim tickets if every one is still queued."""
         return bool(await self._run("claim", claim_id, now, *ticket_ids))
 
+    async def claim_many(
+        self, groups: Sequence[tuple[str, Sequence[str]]], now: float
+    ) -> list[bool]:
+        """Claim several groups (claim id, ticket ids) in one round trip; say which won."""
+        if not groups:
+            return []
+        args: list[Any] = []
+        for claim_id, ids in groups:
+            args += [claim_id, len(ids), *ids]
+        return [bool(x) for x in await self._run("claim_many", now, *args)]
+
     async def complete(
         self, claim_id: str, matches: Mapping[str, Mapping[str, SeatMatch]], game: GameRecord
     ) -> None:

@@ -46,6 +46,12 @@ class MatchState(Protocol):
         """Claim tickets for one game if every one is still queued; else change nothing."""
         ...
 
+    async def claim_many(
+        self, groups: Sequence[tuple[str, Sequence[str]]], now: float
+    ) -> list[bool]:
+        """Claim several groups (claim id, ticket ids) at once; say which were claimed."""
+        ...
+
     async def complete(
         self, claim_id: str, matches: Mapping[str, Mapping[str, SeatMatch]], game: GameRecord
     ) -> None:
@@ -145,6 +151,12 @@ class MemoryState:
             self.queues[t.key].pop(t.ticket_id, None)
         self.claims[claim_id] = (now, list(ticket_ids))
         return True
+
+    async def claim_many(
+        self, groups: Sequence[tuple[str, Sequence[str]]], now: float
+    ) -> list[bool]:
+        """Claim several groups at once; say which were claimed."""
+        return [await self.claim(ids, claim_id, now) for claim_id, ids in groups]
 
     async def complete(
         self, claim_id: str, matches: Mapping[str, Mapping[str, SeatMatch]], game: GameRecord

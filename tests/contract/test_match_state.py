@@ -141,3 +141,18 @@ async def test_ratings_are_recorded_once_per_game(state: MatchState) -> None:
     await state.record_result("g2", KEY, [RatingRow("carol", 40.0, 1.0, 1)])
     assert [r.player for r in await state.leaderboard(KEY, 10)] == ["carol", "alice", "bob"]
     assert [r.player for r in await state.leaderboard(KEY, 1)] == ["carol"]
+
+
+async def test_claiming_many_groups_at_once_skips_only_the_taken_ones(state: MatchState) -> None:
+    for n in (1, 2, 3, 4, 5):
+        await state.enqueue(ticket(n))
+    # given t3 already claimed by another replica
+    assert await state.claim(["t3"], "c0", 100.0)
+    # when three groups are claimed at once, the one holding t3 is refused, the others won
+    won = await state.claim_many(
+        [("c1", ["t1", "t2"]), ("c2", ["t3", "t4"]), ("c3", ["t5"])], 100.0
+    )
+    assert won == [True, False, True]
+    assert (await state.ticket("t4")).state == QUEUED
+    assert sorted(await state.stale_claims(1e12)) == ["c0", "c1", "c3"]
+    assert await state.claim_many([], 100.0) == []

@@ -28,12 +28,12 @@ async def test_two_replicas_never_double_book_or_lose_a_ticket(redis_url, tmp_pa
     store = SqliteEventStore(tmp_path / "f.db")
     backend = await serve(store, "127.0.0.1:0", pools="*=127.0.0.1:1")  # its own queue idles
     state = RedisState(redis_url, prefix=prefix)
-    # given 120 players queued for ranked Fallen (a third want the hero, a third the lord)
+    # given 120 players queued for ranked Fallen, half wanting the hero, half the lord
     clock = [time.time() - 120]  # queued long ago: every rating window is open
     mm = Matchmaker(state, load_modes(), Pools({}), clock=lambda: clock[0])
     tickets = []
     for n in range(PLAYERS):
-        role = ["hero", "dungeon_lord", ""][n % 3]
+        role = ["hero", "dungeon_lord"][n % 2]
         tickets.append(await mm.enqueue(f"p{n}", Request("fallen", "ranked", role=role)))
     try:
         # when two matchmaker processes work the same queue at once
@@ -43,6 +43,10 @@ async def test_two_replicas_never_double_book_or_lose_a_ticket(redis_url, tmp_pa
             await asyncio.create_subprocess_exec(*cmd, stdout=asyncio.subprocess.PIPE)
             for _ in range(2)
         ]
+        for p in procs:
+            assert p.stdout is not None
+            assert (await p.stdout.readline()).strip() == b"ready"
+        await state.redis.set(f"{state.p}:go", 1)
         outs = [await p.communicate() for p in procs]
         assert [p.returncode for p in procs] == [0, 0]
         made = [int(out.decode().strip()) for out, _ in outs]

@@ -22,6 +22,9 @@ async def main(url: str, prefix: str, rules: str, seconds: float) -> int:
     pools = Pools({"*": rules})
     mm = Matchmaker(state, load_modes(), pools)
     made, deadline = 0, time.monotonic() + seconds
+    print("ready", flush=True)
+    while not await state.redis.exists(f"{state.p}:go"):  # start together with the other
+        await asyncio.sleep(0.01)
     try:
         while time.monotonic() < deadline:
             made += await mm.tick()
