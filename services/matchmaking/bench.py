@@ -17,7 +17,7 @@ from services.cli.bench import bench_app
 from services.matchmaking.engine import Matchmaker
 from services.matchmaking.model import Ticket
 from services.matchmaking.modes import Mode, load_modes
-from services.matchmaking.state import MatchState
+from services.matchmaking.state import Completion, MatchState
 
 # share of queued players per queue (modes of Worlds and Land route to their pools by name)
 MIX = {
@@ -59,9 +59,9 @@ class Recording(Matchmaker):
 
     async def _make(
         self, mode: Mode, group: list[Ticket], seats: dict[str, str], claim_id: str
-    ) -> int:
+    ) -> Completion | None:
         done = await super()._make(mode, group, seats, claim_id)
-        if done:
+        if done is not None:
             self.made.append((time.time(), [t.queued_at for t in group], [t.rating for t in group]))
         return done
 

@@ -21,7 +21,7 @@ from services.matchmaking.model import (
 )
 from services.matchmaking.modes import CHALLENGE_LEVELS, Mode, find_mode
 from services.matchmaking.ratings import default_row
-from services.matchmaking.state import MatchState
+from services.matchmaking.state import Completion, MatchState
 
 log = logging.getLogger("fallen.matchmaking")
 PLAYER_RE = re.compile(r"^[A-Za-z0-9_.@-]{1,64}$")
@@ -121,6 +121,7 @@ class Matchmaker:
     async def enqueue(self, caller: str, req: Request) -> Ticket:
         """Validate and queue a ticket; raise LiveTicket when a player has one already."""
         mode = find_mode(self.modes, req.game, req.mode)
+        self.creator.endpoint(mode.pool)  # FAILED_PRECONDITION when no pool serves the mode
         players = party_of(caller, mode, req.party)
         role = check_preferences(mode, req, len(players))
         if role and len(players) > 1:
@@ -182,13 +183,15 @@ class Matchmaker:
             )
             claimed = [(g, s, c) for (g, s, c), ok in zip(batch, won, strict=True) if ok]
             done = await asyncio.gather(*(self._make(mode, g, s, c) for g, s, c in claimed))
-            made += sum(done)
+            ready = [d for d in done if d is not None]
+            await self.state.complete_many(ready)
+            made += len(ready)
         return made
 
     async def _make(
         self, mode: Mode, group: list[Ticket], seats: dict[str, str], claim_id: str
-    ) -> int:
-        """Create a claimed group's game and tell every ticket; return 1 if made."""
+    ) -> Completion | None:
+        """Create a claimed group's game; return its completion (None: released)."""
         game_id = "g" + claim_id[1:17]
         options = dict(mode.options)
         if mode.challenge:
@@ -201,7 +204,7 @@ class Matchmaker:
         except (DomainError, OSError) as exc:
             log.warning("create failed", extra={"pool": mode.pool, "reason": str(exc)[:200]})
             await self.state.release(claim_id)
-            return 0
+            return None
         seat_of = {p: s for s, p in seats.items()}
         matches = {
             t.ticket_id: {
@@ -212,5 +215,4 @@ class Matchmaker:
         }
         takeover = tuple(seat_of[p] for t in group if t.bot_takeover for p in t.players)
         record = GameRecord(game_id, mode.game, mode.name, seats, endpoint, takeover)
-        await self.state.complete(claim_id, matches, record)
-        return 1
+        return claim_id, matches, record

@@ -66,18 +66,24 @@ elseif op == 'claim_many' then
   end
   return out
 elseif op == 'complete' then
-  -- claim_id, game_id, game_json, (id, matches_json)...
-  local cid, gid = ARGV[2], ARGV[3]
-  if redis.call('ZREM', p .. ':claims', cid) == 0 then return 0 end
-  redis.call('DEL', p .. ':claim:' .. cid)
-  for i = 5, #ARGV, 2 do
-    local id = ARGV[i]
-    redis.call('HSET', p .. ':tk:' .. id, 'state', 'matched', 'matches', ARGV[i + 1])
-    unlock(id)
+  -- per game: claim_id, game_id, game_json, count, (ticket id, matches_json)...
+  local i, out = 2, {}
+  while i <= #ARGV do
+    local cid, gid, n = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 3])
+    local ok = redis.call('ZREM', p .. ':claims', cid)
+    if ok == 1 then
+      redis.call('DEL', p .. ':claim:' .. cid)
+      for k = i + 4, i + 2 + 2 * n, 2 do
+        redis.call('HSET', p .. ':tk:' .. ARGV[k], 'state', 'matched', 'matches', ARGV[k + 1])
+        unlock(ARGV[k])
+      end
+      redis.call('SET', p .. ':g:' .. gid, ARGV[i + 2])
+      redis.call('SADD', p .. ':live_games', gid)
+    end
+    table.insert(out, ok)
+    i = i + 4 + 2 * n
   end
-  redis.call('SET', p .. ':g:' .. gid, ARGV[4])
-  redis.call('SADD', p .. ':live_games', gid)
-  return 1
+  return out
 elseif op == 'release' then
   local cid = ARGV[2]
   if redis.call('ZREM', p .. ':claims', cid) == 0 then return 0 end

@@ -25,7 +25,7 @@ from services.matchmaking.model import (
     ticket_fields,
     ticket_from,
 )
-from services.matchmaking.state import LiveTicket
+from services.matchmaking.state import Completion, LiveTicket
 
 SCRIPT = (importlib.resources.files("services.matchmaking") / "redis_state.lua").read_text()
 
@@ -86,8 +86,17 @@ class RedisState:
         self, claim_id: str, matches: Mapping[str, Mapping[str, SeatMatch]], game: GameRecord
     ) -> None:
         """Mark a claim's tickets matched and record the game."""
-        pairs = [x for tid, m in matches.items() for x in (tid, matches_json(m))]
-        await self._run("complete", claim_id, game.game_id, game.to_json(), *pairs)
+        await self.complete_many([(claim_id, matches, game)])
+
+    async def complete_many(self, done: Sequence[Completion]) -> None:
+        """Complete several claims in one round trip."""
+        if not done:
+            return
+        args: list[Any] = []
+        for claim_id, matches, game in done:
+            args += [claim_id, game.game_id, game.to_json(), len(matches)]
+            args += [x for tid, m in matches.items() for x in (tid, matches_json(m))]
+        await self._run("complete", *args)
 
     async def release(self, claim_id: str) -> None:
         """Put a claim's tickets back in their queue."""

@@ -18,6 +18,9 @@ from services.matchmaking.model import (
     Ticket,
 )
 
+# a claim to complete: claim id, ticket id -> player -> seat, and the game record
+Completion = tuple[str, Mapping[str, Mapping[str, SeatMatch]], GameRecord]
+
 
 class LiveTicket(AlreadyExists):
     """A player already has a live ticket for this game and mode; carries its id."""
@@ -56,6 +59,10 @@ class MatchState(Protocol):
         self, claim_id: str, matches: Mapping[str, Mapping[str, SeatMatch]], game: GameRecord
     ) -> None:
         """Mark a claim's tickets matched (ticket id -> player -> seat) and record the game."""
+        ...
+
+    async def complete_many(self, done: Sequence[Completion]) -> None:
+        """Complete several claims at once."""
         ...
 
     async def release(self, claim_id: str) -> None:
@@ -162,13 +169,20 @@ class MemoryState:
         self, claim_id: str, matches: Mapping[str, Mapping[str, SeatMatch]], game: GameRecord
     ) -> None:
         """Mark a claim's tickets matched and record the game."""
-        _, ids = self.claims.pop(claim_id)
-        for i in ids:
+        claim = self.claims.pop(claim_id, None)
+        if claim is None:
+            return  # released meanwhile (a stale claim): its tickets went back to the queue
+        for i in claim[1]:
             t = self.tickets[i]
             self.tickets[i] = t.with_state(MATCHED, matches[i])
             self._unlock(t)
         self.games[game.game_id] = game
         self.live_set[game.game_id] = None
+
+    async def complete_many(self, done: Sequence[Completion]) -> None:
+        """Complete several claims."""
+        for claim_id, matches, game in done:
+            await self.complete(claim_id, matches, game)
 
     async def release(self, claim_id: str) -> None:
         """Put a claim's tickets back in their queue."""

@@ -156,3 +156,16 @@ async def test_claiming_many_groups_at_once_skips_only_the_taken_ones(state: Mat
     assert (await state.ticket("t4")).state == QUEUED
     assert sorted(await state.stale_claims(1e12)) == ["c0", "c1", "c3"]
     assert await state.claim_many([], 100.0) == []
+
+
+async def test_a_late_completion_of_a_released_claim_changes_nothing(state: MatchState) -> None:
+    # given a claim that went stale and was released (its creator was too slow)
+    await state.enqueue(ticket(1, "alice"))
+    assert await state.claim(["t1"], "c1", 100.0)
+    await state.release("c1")
+    # when the slow creator completes it after all
+    record = GameRecord("g9", "fallen", "ranked", {"hero": "alice"}, "e")
+    await state.complete_many([("c1", {"t1": {"alice": match("g9", "hero")}}, record)])
+    # then the ticket is still queued for a new game and no game was recorded
+    assert (await state.ticket("t1")).state == QUEUED
+    assert await state.game("g9") is None

@@ -32,8 +32,8 @@ from services.projections.viewstore import open_view_store
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
 
-# The services `fallenctl serve` runs today. rules-worlds, rules-land (epic pool, HPA),
-# matchmaking and bots-worlds (bot worker pool, HPA) come later with their games
+# The services `fallenctl serve` runs today. rules-worlds, rules-land (epic pool, HPA)
+# and bots-worlds (bot worker pool, HPA) come later with their games
 # (deploy/README.md, "Not deployed yet").
 FALLEN_SERVICES = (
     "dice",
@@ -41,6 +41,7 @@ FALLEN_SERVICES = (
     "rules-fallen",
     "projections",
     "relay",
+    "matchmaking",
 )
 # Workers: they run the same image with its ENTRYPOINT (`fallenctl serve`) replaced by
 # another fallenctl command, and serve neither gRPC nor metrics. They are exempt, by name
@@ -56,9 +57,9 @@ SERVE = ("fallenctl", "serve")  # the image ENTRYPOINT
 # dev scales them to 0, base leaves replicas to the overlays).
 POOL_HPA = {"rules-fallen"}
 PROD_ONLY_HPA = {"projections-worker"}
-PUBLISHED = {"rules-fallen"}
+PUBLISHED = {"rules-fallen", "matchmaking"}
 NEEDS_DICE = {"deck", "rules-fallen"}
-NOT_YET = {"rules-worlds", "rules-land", "matchmaking", "bots-worlds"}
+NOT_YET = {"rules-worlds", "rules-land", "bots-worlds"}
 GRPC_PORT = 50051
 METRICS_PORT = 9100
 SECRET_NAME = "fallen-secrets"
