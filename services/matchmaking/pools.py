@@ -1,13 +1,12 @@
 """The matchmaker's side of the rules API: one adapter per call, routed by pool name.
 
-Only this module builds rules requests, so a change of the rules protos (e.g. options as a
-google.protobuf.Struct instead of JSON) is a change here alone.
+Only this module builds rules requests, so a change of the rules protos is a change here
+alone.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +16,7 @@ from fallen.rules.v1 import rules_pb2, rules_pb2_grpc
 
 from services.kernel.errors import RuleViolation
 from services.kernel.grpcx.client import ServiceCredentials, raise_domain_error
+from services.kernel.grpcx.structs import to_struct
 
 SERVICE = "matchmaking"
 
@@ -77,7 +77,7 @@ class Pools:
     ) -> str:
         """Create a game on a pool; return its dice commitment."""
         req = rules_pb2.CreateGameRequest(
-            game=game, game_id=game_id, seats=dict(seats), options_json=json.dumps(dict(options))
+            game=game, game_id=game_id, seats=dict(seats), options=to_struct(options)
         )
         try:
             res = await self.stub(endpoint).CreateGame(req, metadata=self.creds.metadata())
@@ -126,7 +126,7 @@ class Pools:
                     game_id=game_id,
                     seat=seat,
                     kind=first.kind,
-                    args_json=first.args_json,
+                    args=first.args,
                     command_id=f"bot-{seat}-{version}",
                     expected_version=version,
                 ),

@@ -7,7 +7,6 @@ The backend serves everything on one port; a second server is the rules-land-epi
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -19,12 +18,12 @@ from fallen.matchmaking.v1 import matchmaking_pb2_grpc as pb_grpc
 from fallen.rules.v1 import rules_pb2, rules_pb2_grpc
 
 from services.app import Backend, serve
-from services.bots.policies import Turn, parse_choices
+from services.bots.policies import Turn, parse_choices, random_legal
 from services.kernel.auth import issue_token
+from services.kernel.grpcx.structs import struct_to_py, to_struct
 from services.kernel.localservers import free_port
 from services.kernel.store.sqlite import SqliteEventStore
 from services.matchmaking.timers import check_all
-from services.rules.fallen.bot import heuristic
 from tests.support.seat_race import RULES as LAND
 
 WAIT_S = 30.0
@@ -94,27 +93,22 @@ async def matched(s: Stack, player: str, ticket_id: str) -> pb.Ticket:
 
 
 async def play_fallen(s: Stack, game_id: str, seats: dict[str, str]) -> dict:
-    """Play a Fallen game to its end with the heuristic bot for each player."""
+    """Play a Fallen game to its end, each player picking a hashed legal command."""
     for _ in range(20_000):
         g = await s.rules.GetGame(rules_pb2.GetGameRequest(game_id=game_id), metadata=md("x"))
         if g.ended:
-            return json.loads(g.outcome_json)
+            return struct_to_py(g.outcome)
         seat = g.waiting_for
         who = md(seats[seat])
         legal = await s.rules.ListLegalCommands(
             rules_pb2.ListLegalCommandsRequest(game_id=game_id, seat=seat), metadata=who
         )
-        view = await s.rules.GetView(
-            rules_pb2.GetViewRequest(game_id=game_id, seat=seat), metadata=who
-        )
         choices = parse_choices(legal.commands)
-        turn = Turn(
-            "fallen", game_id, seat, legal.version, json.loads(view.view_json), choices, "s"
-        )
-        pick = choices[heuristic(turn)]
+        turn = Turn("fallen", game_id, seat, legal.version, {}, choices, "s")
+        pick = choices[random_legal(turn)]
         await s.rules.SubmitCommand(
             rules_pb2.SubmitCommandRequest(
-                game_id=game_id, seat=seat, kind=pick.kind, args_json=json.dumps(pick.args),
+                game_id=game_id, seat=seat, kind=pick.kind, args=to_struct(pick.args),
                 command_id=f"c{legal.version}", expected_version=legal.version,
             ),
             metadata=who,
@@ -230,7 +224,7 @@ async def test_six_players_fill_one_epic_game_on_the_epic_pool(stack: Stack) -> 
             metadata=md(g.seats[seat]),
         )
         g = await stack.epic.GetGame(rules_pb2.GetGameRequest(game_id=game_id), metadata=md("u1"))
-    order = [g.seats[s[0]] for s in json.loads(g.outcome_json)["placements"]]
+    order = [g.seats[s[0]] for s in struct_to_py(g.outcome)["placements"]]
     mus = [(await rated(stack, p, "land", "epic")).mu for p in order]
     assert mus[0] > mus[-1]
 
@@ -264,7 +258,7 @@ async def test_a_quiet_fallen_seat_is_warned_then_forfeits(stack: Stack) -> None
     # then the game is over, the other seat wins, and the log says what happened
     g = await stack.rules.GetGame(rules_pb2.GetGameRequest(game_id=game_id), metadata=md("carol"))
     other = next(s for s in g.seats if s != quiet)
-    assert g.ended and json.loads(g.outcome_json) == {
+    assert g.ended and struct_to_py(g.outcome) == {
         "winner": other,
         "forfeit": quiet,
         "conclusion": "forfeit",

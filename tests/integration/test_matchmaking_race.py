@@ -30,7 +30,7 @@ async def test_two_replicas_never_double_book_or_lose_a_ticket(redis_url, tmp_pa
     state = RedisState(redis_url, prefix=prefix)
     # given 120 players queued for ranked Fallen, half wanting the hero, half the lord
     clock = [time.time() - 120]  # queued long ago: every rating window is open
-    mm = Matchmaker(state, load_modes(), Pools({}), clock=lambda: clock[0])
+    mm = Matchmaker(state, load_modes(), Pools({"*": "unused:1"}), clock=lambda: clock[0])
     tickets = []
     for n in range(PLAYERS):
         role = ["hero", "dungeon_lord"][n % 2]
