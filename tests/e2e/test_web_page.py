@@ -1,0 +1,96 @@
+"""The web page in a real browser (Debian's chromium, driven by Playwright) against `make run`.
+
+Loads the lobby, follows a live bot game to its end, steps its replay with the fairness
+checks computed in the page, and saves screenshots under test-artifacts/web/.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, Response, sync_playwright
+
+from tests.support.make_run import Running, make_run, play_bots
+from tests.support.web_scan import scan_page_payloads
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "test-artifacts" / "web"
+
+
+def chromium() -> str:
+    """Return Debian's chromium (the Makefile installs it; a missing one is an error)."""
+    path = shutil.which("chromium") or shutil.which("chromium-browser")
+    assert path, "chromium is not installed: `make test` installs it (apt-get install chromium)"
+    return path
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Any:
+    with make_run(tmp_path) as running:
+        yield running
+
+
+def shot(page: Page, name: str) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+def test_lobby_live_game_and_replay_in_chromium(served: Running):
+    received: list[tuple[str, Any]] = []
+
+    def keep(resp: Response) -> None:
+        if "/api/" in resp.url and "/watch" not in resp.url and resp.ok:
+            received.append((resp.url, json.loads(resp.body())))
+
+    bots = play_bots(served.grpc, "web")
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=chromium(), args=["--no-sandbox"])
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.on("response", keep)
+            # given the lobby, when a bot game is in progress, then it is listed as such
+            page.goto(served.web + "/")
+            live_row = page.locator("tr[data-ended=false]").first
+            live_row.wait_for(timeout=20_000)
+            game_id = live_row.get_attribute("data-game-id")
+            shot(page, "1-lobby")
+            # when the spectator follows it live, then the board updates until the game ends
+            live_row.locator("a.watch").click()
+            page.wait_for_selector("body[data-state=live]", timeout=10_000)
+            first = int(page.locator("#live-status").get_attribute("data-version") or 0)
+            page.locator("[data-game=fallen] #creatures").wait_for()
+            page.locator("#dice .die").first.wait_for(timeout=20_000)
+            shot(page, "2-live")
+            page.wait_for_selector("body[data-state=live-ended]", timeout=120_000)
+            last = int(page.locator("#live-status").get_attribute("data-version") or 0)
+            assert last > first
+            assert "game over" in page.locator("#live-status").inner_text()
+            shot(page, "3-live-ended")
+            # when the replay is opened and stepped, then each step shows its version
+            page.locator("#to-replay").click()
+            page.wait_for_selector("body[data-state=replay]", timeout=30_000)
+            assert page.locator("#fairness").get_attribute("data-ok") == "true"
+            fairness = page.locator("#fairness").inner_text()
+            assert "✓ SHA-256(seed) matches the commitment" in fairness
+            page.locator("#next").click()
+            page.locator("#next").click()
+            assert page.locator("#step-label").get_attribute("data-step") == "2"
+            rolled = page.locator("#event-list div", has_text="dice_rolled ✓").first
+            rolled.click()
+            assert "✓ verified against the revealed seed" in page.locator("#dice").inner_text()
+            shot(page, "4-replay-dice")
+            page.locator("#last").click()
+            assert "Winner" in page.locator("#board").inner_text()
+            shot(page, "5-replay-end")
+            browser.close()
+    finally:
+        bots.kill()
+        bots.wait()
+    # and nothing the page received names a card hidden from the spectator
+    assert game_id
+    checked = scan_page_payloads(served.db, game_id, [body for _, body in received])
+    assert checked > 100
