@@ -50,3 +50,30 @@ def _view(proj: GameProjection, seat: str | None, rules_of: RulesOf) -> dict[str
         return rules.view(proj.state, seat)
     except Exception:  # mid-append states need not be describable (see core.views)
         return None
+
+
+def merge_patch(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """Return the RFC 7386 merge patch that turns old into new (None removes a key)."""
+    patch: dict[str, Any] = {k: None for k in old if k not in new}
+    for key, value in new.items():
+        before = old.get(key)
+        if key in old and before == value:
+            continue
+        if isinstance(value, dict) and isinstance(before, dict):
+            patch[key] = merge_patch(before, value)
+        else:
+            patch[key] = value
+    return patch
+
+
+def apply_patch(old: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
+    """Return old with an RFC 7386 merge patch applied."""
+    out = dict(old)
+    for key, value in patch.items():
+        if value is None:
+            out.pop(key, None)
+        elif isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = apply_patch(out[key], value)
+        else:
+            out[key] = value
+    return out

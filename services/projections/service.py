@@ -24,7 +24,7 @@ from services.kernel.grpcx.server import Mount
 from services.kernel.grpcx.structs import to_struct, to_value
 from services.kernel.store.base import EventStore
 from services.projections.records import GAME_FAMILIES, game_streams, may_see
-from services.projections.replay_views import Step, replay_steps
+from services.projections.replay_views import Step, merge_patch, replay_steps
 from services.projections.viewstore import ViewRecord, ViewStore
 from services.projections.watch import WatchHub
 from services.rules.common.api import CHANCE, GameRules
@@ -187,16 +187,17 @@ class ProjectionServicer(pb_grpc.ProjectionServiceServicer):
         limit = min(request.limit or DEFAULT_STEPS, MAX_STEPS)
         page = [st for st in steps if st.version >= start][:limit]
         more = len(page) == limit and page[-1].version < steps[-1].version
+        out = []
+        for i, st in enumerate(page):
+            step = pb.ReplayStep(version=st.version, type=st.type, data=to_struct(st.data))
+            if i == 0:
+                step.view.CopyFrom(to_struct(st.view))
+            else:
+                step.view_patch.SetInParent()
+                step.view_patch.CopyFrom(to_struct(merge_patch(page[i - 1].view, st.view)))
+            out.append(step)
         return pb.ReplayViewsResponse(
-            steps=[
-                pb.ReplayStep(
-                    version=st.version,
-                    type=st.type,
-                    data=to_struct(st.data),
-                    view=to_struct(st.view),
-                )
-                for st in page
-            ],
+            steps=out,
             head_version=head,
             next_version=page[-1].version + 1 if more else head + 1,
         )

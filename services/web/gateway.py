@@ -142,7 +142,10 @@ async def watch(request: web.Request) -> web.StreamResponse:
 
 
 async def replay(request: web.Request) -> web.Response:
-    """GET /api/games/{id}/replay?seat=: every step of a finished game (ReplayViews)."""
+    """GET /api/games/{id}/replay?seat=: every step of a finished game (ReplayViews).
+
+    Each step has the full `view` or, mostly, a JSON merge `patch` against the previous one.
+    """
     gid, seat, md = request.match_info["game_id"], _seat(request), _metadata(request)
     steps: list[dict[str, Any]] = []
     start = 1
@@ -151,15 +154,13 @@ async def replay(request: web.Request) -> web.Response:
             pb.ReplayViewsRequest(game_id=gid, seat=seat, from_version=start, limit=200),
             metadata=md,
         )
-        steps += [
-            {
-                "version": s.version,
-                "type": s.type,
-                "data": struct_to_py(s.data),
-                "view": struct_to_py(s.view),
-            }
-            for s in resp.steps
-        ]
+        for s in resp.steps:
+            step = {"version": s.version, "type": s.type, "data": struct_to_py(s.data)}
+            if s.HasField("view_patch"):
+                step["patch"] = struct_to_py(s.view_patch)
+            else:
+                step["view"] = struct_to_py(s.view)
+            steps.append(step)
         if resp.next_version > resp.head_version or not resp.steps:
             break
         start = resp.next_version

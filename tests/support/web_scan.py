@@ -8,18 +8,24 @@ from typing import Any
 
 from services.audit.logfile import merge_streams
 from services.kernel.envelope import Envelope
+from services.kernel.store.base import EventStore
 from services.kernel.store.sqlite import SqliteEventStore
 from services.projections.records import game_streams
 from tests.support.hidden_scan import ID, TOKEN, Knowledge, all_strings, vocabulary
 
-READERS: list[str | None] = ["hero", "dungeon_lord", None]
+FALLEN_READERS: list[str | None] = ["hero", "dungeon_lord", None]
 
 
-async def _envelopes(db: Path, game_id: str) -> list[Envelope]:
-    """Return every event of a game's streams in global order (read from the store file)."""
+async def game_envelopes(store: EventStore, game_id: str) -> list[Envelope]:
+    """Return every event of a game's streams in global order."""
+    return merge_streams([await store.read(s, 1) for s in game_streams(game_id)])
+
+
+async def _from_file(db: Path, game_id: str) -> list[Envelope]:
+    """Return a game's events read from a SQLite store file."""
     store = SqliteEventStore(db)
     try:
-        return merge_streams([await store.read(s, 1) for s in game_streams(game_id)])
+        return await game_envelopes(store, game_id)
     finally:
         await store.close()
 
@@ -42,7 +48,8 @@ def _checks(payload: dict[str, Any], reader: str | None) -> list[tuple[int | Non
     """Return (game version or None, (stream, version) or None, object) items to check."""
     out: list[tuple[int | None, Any, Any]] = []
     for step in payload.get("steps", []):
-        out.append((int(step["version"]), None, {"data": step["data"], "view": step["view"]}))
+        view = step.get("view", step.get("patch"))  # the page receives patches after the first
+        out.append((int(step["version"]), None, {"data": step["data"], "view": view}))
     for ev in payload.get("events", []):
         out.append((None, (ev["stream"], int(ev["version"])), ev))
     if "view" in payload and "version" in payload:
@@ -53,10 +60,13 @@ def _checks(payload: dict[str, Any], reader: str | None) -> list[tuple[int | Non
 
 
 def scan_payloads(
-    db: Path, game_id: str, payloads: list[tuple[str | None, dict[str, Any]]], game: str = "fallen"
+    envs: list[Envelope],
+    game_id: str,
+    payloads: list[tuple[str | None, dict[str, Any]]],
+    game: str = "fallen",
+    readers: list[str | None] = FALLEN_READERS,
 ) -> int:
     """Check every (reader, payload) against what that reader knew then; return checks."""
-    envs = asyncio.run(_envelopes(db, game_id))
     line = Timeline(game, envs, game_id)
     items = [
         (reader, at, key, obj) for reader, p in payloads for at, key, obj in _checks(p, reader)
@@ -65,13 +75,13 @@ def scan_payloads(
         {line.game_version_end(a) if a is not None else line.index[k] + 1 for _, a, k, _ in items}
     )
     knowledge_at = {}
-    k = Knowledge(line.vocab, READERS)
+    k = Knowledge(line.vocab, readers)
     done = 0
     for end in ends:
         for env in envs[done:end]:
             k.see(env)
         done = end
-        knowledge_at[end] = {r: set(k.hidden(r)) for r in READERS}
+        knowledge_at[end] = {r: set(k.hidden(r)) for r in readers}
     checks = 0
     for reader, at, key, obj in items:
         end = line.game_version_end(at) if at is not None else line.index[key] + 1
@@ -86,4 +96,5 @@ def scan_payloads(
 
 def scan_page_payloads(db: Path, game_id: str, bodies: list[dict[str, Any]]) -> int:
     """Scan what an anonymous page (the spectator) received."""
-    return scan_payloads(db, game_id, [(None, b) for b in bodies])
+    envs = asyncio.run(_from_file(db, game_id))
+    return scan_payloads(envs, game_id, [(None, b) for b in bodies])

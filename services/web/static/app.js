@@ -109,10 +109,25 @@
   }
 
   // --- replay -------------------------------------------------------------------------
+  function mergePatch(target, patch) {
+    const out = { ...target };
+    for (const [k, v] of Object.entries(patch)) {
+      if (v === null) delete out[k];
+      else if (typeof v === "object" && !Array.isArray(v) && out[k] && typeof out[k] === "object" && !Array.isArray(out[k])) out[k] = mergePatch(out[k], v);
+      else out[k] = v;
+    }
+    return out;
+  }
+
   async function replay(gameId, seat) {
     setState("replay-loading");
     const kind = (await getJSON("/api/games")).games.find((g) => g.game_id === gameId)?.game || "generic";
     const { steps } = await getJSON(`/api/games/${gameId}/replay?seat=${seat}`);
+    let prev = {};
+    for (const step of steps) {  // rebuild each view from the RFC 7386 merge patches
+      step.view = step.view || mergePatch(prev, step.patch || {});
+      prev = step.view;
+    }
     let records;
     let source;
     if (seat && tokenInput.value.trim()) {
