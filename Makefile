@@ -55,6 +55,7 @@ bench: setup
 	$(BIN)/fallenctl bench store
 	$(BIN)/fallenctl bench dice
 	$(BIN)/fallenctl bench rules fallen
+	$(BIN)/fallenctl bench watchers --levels 100,500
 
 clean:
 	rm -rf $(GEN) $(VENV) var

@@ -21,6 +21,25 @@ ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts" / "web"
 
 
+# Python: fair.Draws(bytes.fromhex("11" * 32), "g1", "cs", 3).uniform(6) == 3 (face "4"), and
+# fair.shuffle(fair.Draws(seed, "g1", "cs", 4), range(10)) == [9, 3, 2, 7, 6, 1, 5, 8, 0, 4].
+FORGED_DIE_CHECK = """async () => {
+  const seed = "11".repeat(32);
+  const commitment = await Fairness.sha256Hex(Fairness.hexToBytes(seed));
+  const faces = ["1", "2", "3", "4", "5", "6"];
+  const log = (index, order) => [
+    {type: "DiceSeedCommitted", data: {commitment, client_seed: "cs"}},
+    {type: "DiceRolled", data: {nonce: 3, client_seed: "cs",
+      dice: [{kind: "d6", faces, index, face: faces[index]}]}},
+    {type: "DiceShuffleDrawn", data: {nonce: 4, client_seed: "cs", count: 10, order}},
+    {type: "DiceSeedRevealed", data: {server_seed: seed, commitment}},
+  ];
+  const good = await Fairness.verifyGame("g1", log(3, [9, 3, 2, 7, 6, 1, 5, 8, 0, 4]));
+  const bad = await Fairness.verifyGame("g1", log(0, [3, 9, 2, 7, 6, 1, 5, 8, 0, 4]));
+  return [good.byNonce[3].ok, bad.byNonce[3].ok, good.byNonce[4].ok, bad.byNonce[4].ok];
+}"""
+
+
 def chromium() -> str:
     """Return Debian's chromium (the Makefile installs it; a missing one is an error)."""
     path = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -83,6 +102,8 @@ def test_lobby_live_game_and_replay_in_chromium(served: Running):
             rolled.click()
             assert "✓ verified against the revealed seed" in page.locator("#dice").inner_text()
             shot(page, "4-replay-dice")
+            # and the page's own check agrees with the Python scheme and catches a forged die
+            assert page.evaluate(FORGED_DIE_CHECK) == [True, False, True, False]
             page.locator("#last").click()
             assert "Winner" in page.locator("#board").inner_text()
             shot(page, "5-replay-end")

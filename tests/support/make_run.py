@@ -6,6 +6,7 @@ import contextlib
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,8 +40,8 @@ def make_run(tmp: Path) -> Iterator[Running]:
     log = open(tmp / "serve.log", "wb")
     proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT)
     try:
-        wait_for_port(grpc_port, 30)
-        wait_for_port(web_port, 30)
+        for port in (grpc_port, web_port):
+            _wait(proc, port, tmp / "serve.log")
         yield Running(f"127.0.0.1:{grpc_port}", f"http://127.0.0.1:{web_port}", db)
     finally:
         proc.terminate()
@@ -50,6 +51,20 @@ def make_run(tmp: Path) -> Iterator[Running]:
             proc.kill()
             proc.wait()
         log.close()
+
+
+def _wait(proc: subprocess.Popen[bytes], port: int, log: Path, timeout_s: float = 90) -> None:
+    """Wait for the server to listen on port; fail with its log if it exits first."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"fallenctl serve exited: {log.read_text()[-2000:]}")
+        try:
+            wait_for_port(port, 1)
+            return
+        except TimeoutError:
+            continue
+    raise TimeoutError(f"fallenctl serve did not listen on {port}: {log.read_text()[-2000:]}")
 
 
 def play_bots(target: str, seed: str, pace_ms: int = 0) -> subprocess.Popen[bytes]:

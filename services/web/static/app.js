@@ -23,6 +23,21 @@
 
   function setState(state) { document.body.dataset.state = state; }
 
+  // A game's board lives in /static/render-<game>.js (registering window.Renderers[game]
+  // and, optionally, window.PublicDice[game]); it is loaded the first time that game is shown.
+  const loading = {};
+  function ensureRenderer(kind) {
+    if (window.Renderers[kind] || !/^[a-z0-9_]+$/.test(kind)) return Promise.resolve();
+    loading[kind] = loading[kind] || new Promise((resolve) => {
+      const tag = document.createElement("script");
+      tag.src = `/static/render-${kind}.js`;
+      tag.onload = resolve;
+      tag.onerror = resolve;  // no renderer yet: the generic board is used
+      document.head.append(tag);
+    });
+    return loading[kind];
+  }
+
   function render(kind, view, ctx) {
     const r = window.Renderers[kind] || window.Renderers.generic;
     return r(view, ctx);
@@ -57,9 +72,11 @@
   }
 
   // --- live ---------------------------------------------------------------------------
-  async function lastDiceSince(gameId, seat, from, prev) {
+  const diceOf = (kind) => (window.PublicDice || {})[kind] || (() => null);
+
+  async function lastDiceSince(kind, gameId, seat, from, prev) {
     const { events } = await getJSON(`/api/games/${gameId}/events?seat=${seat}&stream=game&from=${from}`);
-    const rolls = events.filter((e) => e.type === "dice_rolled");
+    const rolls = events.filter((e) => diceOf(kind)(e));
     return rolls.length ? rolls[rolls.length - 1].data : prev;
   }
 
@@ -72,6 +89,7 @@
     show(title, status, boardBox);
     let kind = "generic";
     try { kind = (await getJSON("/api/games")).games.find((g) => g.game_id === gameId)?.game || kind; } catch (e) { /* generic board */ }
+    await ensureRenderer(kind);
     const ctx = { seat, lastDice: null, verified: null };
     let seen = 0;
     (async () => {
@@ -92,7 +110,7 @@
           const data = (block.match(/^data: (.*)$/m) || [])[1];
           if (type === "view") {
             const msg = JSON.parse(data);
-            ctx.lastDice = await lastDiceSince(gameId, seat, seen + 1, ctx.lastDice);
+            ctx.lastDice = await lastDiceSince(kind, gameId, seat, seen + 1, ctx.lastDice);
             seen = msg.version;
             boardBox.replaceChildren(render(kind, msg.view, ctx));
             status.textContent = `version ${msg.version}${msg.ended ? " · game over" : " · live"}`;
@@ -122,6 +140,7 @@
   async function replay(gameId, seat) {
     setState("replay-loading");
     const kind = (await getJSON("/api/games")).games.find((g) => g.game_id === gameId)?.game || "generic";
+    await ensureRenderer(kind);
     const { steps } = await getJSON(`/api/games/${gameId}/replay?seat=${seat}`);
     let prev = {};
     for (const step of steps) {  // rebuild each view from the RFC 7386 merge patches
@@ -138,8 +157,8 @@
       source = "the public events (shuffle orders stay hidden from spectators; players verify them with their token)";
     }
     const verified = await window.Fairness.verifyGame(gameId, records);
-    const publicDice = (window.PublicDice || {})[kind];
-    if (publicDice) {
+    const publicDice = diceOf(kind);
+    if ((window.PublicDice || {})[kind]) {
       const { kinds } = await getJSON("/api/dice/kinds");
       const committed = records.find((r) => r.type === "DiceSeedCommitted");
       const seeds = records.filter((r) => r.type === "DiceClientSeedSet");
@@ -160,7 +179,8 @@
     const slider = el("input", { type: "range", min: "0", max: String(Math.max(0, steps.length - 1)), value: "0", id: "step" });
     const list = el("div", { class: "events panel", id: "event-list" });
     const items = steps.map((s, i) => {
-      const check = s.type === "dice_rolled" ? verified.byNonce[s.data.nonce] : null;
+      const roll = publicDice(s);
+      const check = roll ? verified.byNonce[roll.nonce] : null;
       const mark = check ? (check.ok ? " ✓" : " ✗") : "";
       const item = el("div", { "data-i": String(i) }, `v${s.version} ${s.type}${mark}`);
       item.addEventListener("click", () => go(i));
@@ -172,7 +192,7 @@
       at = Math.max(0, Math.min(steps.length - 1, i));
       const step = steps[at];
       let lastDice = null;
-      for (let j = at; j >= 0; j--) if (steps[j].type === "dice_rolled") { lastDice = steps[j].data; break; }
+      for (let j = at; j >= 0; j--) if (publicDice(steps[j])) { lastDice = steps[j].data; break; }
       boardBox.replaceChildren(render(kind, step.view, { seat, lastDice, verified }));
       label.textContent = `step ${at + 1}/${steps.length} · version ${step.version} · ${step.type}`;
       label.dataset.step = String(at);

@@ -1,6 +1,9 @@
-// Board renderers per game kind. A game registers window.Renderers[kind] =
-// (view, ctx) => HTMLElement; ctx = {seat, lastDice, verified}. Worlds and Land add theirs
-// (render-worlds.js, render-land.js) the same way; unknown kinds use the generic one.
+// Board renderers per game kind. services/web/static/render-<game>.js registers
+// window.Renderers[game] = (view, ctx) => HTMLElement, ctx = {seat, lastDice, verified},
+// and may register window.PublicDice[game] = (replayStep) => {nonce, dice: [{kind, face}]}
+// | null so spectators' replays verify that game's public rolls. app.js loads the file the
+// first time a game of that kind is shown (Worlds: render-worlds.js, Land: render-land.js);
+// a game without one is drawn by the generic renderer below.
 "use strict";
 
 window.Renderers = window.Renderers || {};
