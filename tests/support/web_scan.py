@@ -94,7 +94,9 @@ def scan_payloads(
     return checks
 
 
-def scan_page_payloads(db: Path, game_id: str, bodies: list[dict[str, Any]]) -> int:
-    """Scan what an anonymous page (the spectator) received."""
+def scan_page_payloads(
+    db: Path, game_id: str, received: list[tuple[str | None, dict[str, Any]]]
+) -> int:
+    """Scan what a page received, each payload as the reader (seat or None) it asked as."""
     envs = asyncio.run(_from_file(db, game_id))
-    return scan_payloads(envs, game_id, [(None, b) for b in bodies])
+    return scan_payloads(envs, game_id, received)

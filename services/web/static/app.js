@@ -53,7 +53,7 @@
     let timer = 0;
     const draw = async () => {
       const { games } = await getJSON("/api/games");
-      const rows = games.map((g) => el("tr", { "data-game-id": g.game_id, "data-ended": String(g.ended) },
+      const rows = games.map((g) => el("tr", { "data-game-id": g.game_id, "data-ended": String(g.ended), "data-seats": JSON.stringify(g.seats) },
         el("td", {}, g.game_id), el("td", {}, g.game),
         el("td", {}, Object.entries(g.seats).map(([s, p]) => `${s}: ${p}`).join(", ")),
         el("td", {}, g.version),
@@ -203,8 +203,8 @@
     const button = (text, id, fn) => { const b = el("button", { id }, text); b.addEventListener("click", fn); return b; };
     slider.addEventListener("input", () => go(Number(slider.value)));
     const controls = el("div", { class: "controls" },
-      button("⏮", "first", () => go(0)), button("◀ prev", "prev", () => go(at - 1)),
-      button("next ▶", "next", () => go(at + 1)), button("⏭", "last", () => go(steps.length - 1)), slider, label);
+      button("first", "first", () => go(0)), button("◀ prev", "prev", () => go(at - 1)),
+      button("next ▶", "next", () => go(at + 1)), button("last", "last", () => go(steps.length - 1)), slider, label);
     show(el("h2", {}, `Replay: ${gameId}${seat ? ` as ${seat}` : " (spectator)"}`), summary, controls, boardBox, list);
     if (steps.length) go(0);
     setState("replay");
