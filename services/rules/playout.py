@@ -82,9 +82,9 @@ def play(
                 turn = Turn(rules.game, game_id, pending.seat, step, view, choices, seed)
                 command = legal[policy(turn)]
             commands += 1
-        step = getattr(rules, "step", None)
-        if step is not None:  # a kernel engine folds while it decides
-            new, state = step(state, command)
+        fast = getattr(rules, "step", None)
+        if fast is not None:  # a kernel engine folds while it decides
+            new, state = fast(state, command)
         else:
             new = rules.decide(state, command)
             for ev in new:
