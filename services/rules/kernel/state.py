@@ -147,7 +147,21 @@ def parse_tasks(raw: Any) -> tuple[Task, ...]:
     Handlers get a shallow copy of their args and never mutate nested values, so the
     queue shares them with the event instead of copying on every fold.
     """
-    return tuple((t[0], t[1]) for t in raw)
+    return tuple(raw)
+
+
+def same(a: Any, b: Any) -> bool:
+    """Return True when two JSON values have the same canonical JSON (True is not 1)."""
+    if a is b:
+        return True
+    ta, tb = type(a), type(b)
+    if ta in (list, tuple) and tb in (list, tuple):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+    if ta is not tb:
+        return False
+    if ta is dict:
+        return a.keys() == b.keys() and all(same(v, b[k]) for k, v in a.items())
+    return bool(a == b)
 
 
 def _flow(state: State, d: Mapping[str, Any]) -> State:
