@@ -126,7 +126,8 @@ def _counter(state: State, d: Mapping[str, Any]) -> State:
 
 
 def _var(state: State, d: Mapping[str, Any]) -> State:
-    return with_(state, vars=put(state.vars, d["key"], thaw(d.get("value"))))
+    # shared with the event: var() hands out copies, and a value is never edited after setv
+    return with_(state, vars=put(state.vars, d["key"], d.get("value")))
 
 
 def _vars_cleared(state: State, d: Mapping[str, Any]) -> State:
