@@ -37,7 +37,7 @@ def skill_value(character: str, gear: Iterable[str], skill: str) -> int:
 
 
 def die_successes(value: int, roll: int) -> int:
-    """Return one character's successes: tens digit, +1 if the d10 <= ones digit or is a 1; 0 on a 10."""
+    """Return a character's successes: tens digit, +1 if d10 <= ones digit or 1; 0 on a 10."""
     if not 1 <= roll <= 10:
         raise ValueError(f"a d10 shows 1-10, not {roll}")
     if roll == 10:
@@ -46,7 +46,9 @@ def die_successes(value: int, roll: int) -> int:
     return value // 10 + (1 if hit else 0)
 
 
-def party_check(values: Sequence[int], rolls: Sequence[int], required: int, bonus: int = 0) -> CheckResult:
+def party_check(
+    values: Sequence[int], rolls: Sequence[int], required: int, bonus: int = 0
+) -> CheckResult:
     """Return the result of a party check: one d10 per value, successes summed plus bonus."""
     if len(values) != len(rolls):
         raise ValueError("one d10 per character")
@@ -61,10 +63,14 @@ def perk_bonus(perks: Iterable[dict[str, Any]], skill: str, context: Iterable[st
     """Return the successes a faction's perks add to a check of `skill` in the given contexts."""
     ctx = {"any", *context}
     return sum(
-        int(p["n"]) for p in perks if p["kind"] == "skill_bonus" and p["skill"] == skill and p["when"] in ctx
+        int(p["n"])
+        for p in perks
+        if p["kind"] == "skill_bonus" and p["skill"] == skill and p["when"] in ctx
     )
 
 
 def tech_bonus(techs: dict[str, int], skill: str, tech_table: dict[str, Any]) -> int:
     """Return the successes a town's Technologies add to a check of `skill` (one per tier)."""
-    return sum(tier for t, tier in techs.items() if tech_table[t]["bonus"].get("successes") == skill)
+    return sum(
+        tier for t, tier in techs.items() if tech_table[t]["bonus"].get("successes") == skill
+    )

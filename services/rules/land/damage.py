@@ -1,4 +1,4 @@
-"""Damage, healing and death of Characters; a dead Character's equipment goes to the Auction House."""
+"""Damage, healing and death of Characters; the dead's equipment goes to the Auction House."""
 
 from __future__ import annotations
 

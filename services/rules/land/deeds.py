@@ -9,7 +9,7 @@ from services.rules.land.data import economy
 
 
 def deed_cost(deed: str) -> int:
-    """Return the weeks a deed costs (movement 1, encounter 1, PVP 1, resource 2, healing 2, mission 3)."""
+    """Return the weeks a deed costs (move/encounter/PVP 1, resource/healing 2, mission 3)."""
     costs = economy()["deeds"]
     if deed not in costs:
         raise RuleViolation(f"unknown deed {deed[:32]!r}")
@@ -25,7 +25,7 @@ class Weeks:
 
 
 def spend(weeks: Weeks, deed: str) -> Weeks:
-    """Return the weeks after starting a deed; overspending becomes a deficit (needs >= 1 week left)."""
+    """Return the weeks after starting a deed; overspending is a deficit (needs 1 week left)."""
     cost = deed_cost(deed)
     if weeks.left < 1:
         raise RuleViolation("no weeks left this turn")
@@ -42,6 +42,6 @@ def gain(weeks: Weeks, n: int) -> Weeks:
 
 
 def new_turn(weeks: Weeks, per_turn: int | None = None) -> Weeks:
-    """Return next turn's weeks: the turn's 4 weeks minus the deficit (a larger deficit carries on)."""
+    """Return next turn's weeks: 4 weeks minus the deficit (a larger one carries on)."""
     total = int(economy()["weeks_per_turn"]) if per_turn is None else per_turn
     return Weeks(max(0, total - weeks.deficit), max(0, weeks.deficit - total))

@@ -17,7 +17,7 @@ def _frozen(d: Mapping[str, int]) -> Mapping[str, int]:
 
 @dataclass(frozen=True)
 class Bank:
-    """The Bank: Town Technology chips for sale per type and Town Defense chips (None = unlimited)."""
+    """The Bank: Technology chips per type and Defense chips for sale (None = unlimited)."""
 
     techs: Mapping[str, int] | None = None
     defense: int | None = None
@@ -97,18 +97,20 @@ def upgrade_tech(town: Town, tech: str) -> Town:
 
 
 def sell_tech(town: Town, bank: Bank, tech: str) -> tuple[Town, Bank]:
-    """Return town and Bank after selling a Technology for 25 per tier; the chip returns to the Bank."""
+    """Return town and Bank after selling a Technology (25 per tier); the chip returns."""
     eco = economy()
     tier = town.techs.get(tech)
     if not tier:
         raise RuleViolation(f"does not own {tech[:32]}")
     techs = {t: n for t, n in town.techs.items() if t != tech}
-    town = replace(town, techs=_frozen(techs), salvage=town.salvage + tier * int(eco["tech_sell_price"]))
+    town = replace(
+        town, techs=_frozen(techs), salvage=town.salvage + tier * int(eco["tech_sell_price"])
+    )
     return adjust(town, town_health=-tier * int(eco["tech_town_health"])), _give(bank, tech)
 
 
 def defense_price(held: int) -> int:
-    """Return the price of the next Town Defense chip for a player holding `held` (10, 15 ... 30)."""
+    """Return the price of the next Town Defense chip for a player holding `held` (10 ... 30)."""
     prices = economy()["defense_prices"]
     if held >= int(economy()["defense_max"]):
         raise RuleViolation("already holds the most Town Defense chips")
@@ -168,7 +170,11 @@ def lose_resource(town: Town, resource: str) -> Town:
     if resource not in town.resources:
         raise RuleViolation(f"does not own {resource[:32]}")
     rd = {r: n for r, n in town.resource_defense.items() if r != resource}
-    town = replace(town, resources=tuple(r for r in town.resources if r != resource), resource_defense=_frozen(rd))
+    town = replace(
+        town,
+        resources=tuple(r for r in town.resources if r != resource),
+        resource_defense=_frozen(rd),
+    )
     return adjust(town, prestige=-int(economy()["resource_prestige"]))
 
 
@@ -179,7 +185,7 @@ def capture_requirement(defense_on_it: int) -> int:
 
 
 def production(yields: Mapping[str, int | str]) -> tuple[dict[str, int], list[str]]:
-    """Return one resource's production: track/salvage deltas and the decks to draw one card from."""
+    """Return one resource's production: deltas and the decks to draw a card from."""
     deltas = {k: int(v) for k, v in yields.items() if k in ("salvage", "town_health", "prestige")}
     draws = [str(v) for k, v in yields.items() if k == "draw"]
     return deltas, draws

@@ -59,7 +59,14 @@ def _adjacent(h: Hex) -> list[Hex]:
     x, y = h
     # odd columns sit half a hex higher (north): their diagonal neighbours are y and y+1
     up = 1 if x % 2 else 0
-    return [(x, y + 1), (x, y - 1), (x - 1, y - 1 + up), (x - 1, y + up), (x + 1, y - 1 + up), (x + 1, y + up)]
+    return [
+        (x, y + 1),
+        (x, y - 1),
+        (x - 1, y - 1 + up),
+        (x - 1, y + up),
+        (x + 1, y - 1 + up),
+        (x + 1, y + up),
+    ]
 
 
 @cache

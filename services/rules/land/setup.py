@@ -1,4 +1,4 @@
-"""Setup numbers per player count (core and Epic) and the setup rolls (missions, factions, first player)."""
+"""Setup numbers per player count (core and Epic) and the setup rolls."""
 
 from __future__ import annotations
 

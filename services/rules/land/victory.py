@@ -46,7 +46,7 @@ def tiebreak(standings: Mapping[str, Standing]) -> tuple[str, ...]:
 def check_end_of_phase(
     standings: Mapping[str, Standing], options: Mapping[str, Any], turn: int, last_phase: bool
 ) -> Victory | None:
-    """Return the victory reached at the end of a phase, or None (turn limit after its last phase)."""
+    """Return the victory reached at the end of a phase, or None."""
     need_p, need_th = thresholds(options)
     reached = {
         seat: s for seat, s in standings.items() if s.prestige >= need_p or s.town_health >= need_th

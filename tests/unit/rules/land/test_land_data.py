@@ -15,7 +15,7 @@ from services.rules.land.data import (
     factions,
     town_events,
 )
-from services.rules.land.effects import EFFECTS, PERKS, walk
+from services.rules.land.effects import PERKS, walk
 from services.rules.land.hexmap import distances, game_map
 
 
@@ -113,7 +113,9 @@ def test_deck_sizes_and_the_nine_npcms() -> None:
 def test_red_dot_marks_on_action_encounter_and_mission_cards() -> None:
     marked = Counter(c["deck"] for c in catalog().cards.values() if c.get("red_dot"))
     assert marked["action"] > 9 and marked["missions"] > 0
-    assert all(marked[d] > 0 for d in ("encounter_plains", "encounter_mountain", "encounter_city_rad"))
+    assert all(
+        marked[d] > 0 for d in ("encounter_plains", "encounter_mountain", "encounter_city_rad")
+    )
 
 
 def test_every_skill_damage_type_and_timing_is_used() -> None:
