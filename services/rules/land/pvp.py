@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
+from services.rules.land.damage import Member, take_damage
+from services.rules.land.data import economy
+from services.rules.land.economy import Town, claim_resource, lose_resource
 from services.rules.land.hexmap import GameMap, Hex, step_toward
 
 
@@ -47,3 +51,25 @@ def npcm_move(m: GameMap, at: Hex, goal: Hex, speed: int, mountain_cost: int) ->
     """Return where an NPCM ends its move and whether it reached its goal."""
     end = step_toward(m, at, goal, speed, mountain_cost)
     return end, end == goal
+
+
+def strikes_at_once(npcm_class: str) -> bool:
+    """Return whether an NPCM strikes in the NPCM step it is hired for (Assassins, Hitmen)."""
+    return npcm_class in ("assassin", "hitman")
+
+
+def npcm_hit(member: Member, damage: Mapping[str, int]) -> tuple[Member, int]:
+    """Return a Character after an NPCM's attack (every listed damage type) and damage prevented."""
+    prevented = 0
+    for damage_type, n in sorted(damage.items()):
+        member, p = take_damage(member, damage_type, int(n))
+        prevented += p
+    return member, prevented
+
+
+def raid_resource(target: Town, hirer: Town, resource: str) -> tuple[Town, Town]:
+    """Return (target, hirer) after Raiders claim a resource: the hirer takes it if it has room."""
+    target = lose_resource(target, resource)
+    if len(hirer.resources) < int(economy()["resource_max"]):
+        hirer = claim_resource(hirer, resource)
+    return target, hirer

@@ -5,10 +5,20 @@ from __future__ import annotations
 import pytest
 
 from services.kernel.errors import RuleViolation
+from services.rules.land.damage import Member
 from services.rules.land.data import card, factions
+from services.rules.land.economy import Town
 from services.rules.land.hexmap import distances, game_map, reachable
 from services.rules.land.party import Party, equip, first_strikes, movement_points, skill_values
-from services.rules.land.pvp import npcm_goal, npcm_move, pvp_result, raider_assignment
+from services.rules.land.pvp import (
+    npcm_goal,
+    npcm_hit,
+    npcm_move,
+    pvp_result,
+    raid_resource,
+    raider_assignment,
+    strikes_at_once,
+)
 
 CHARS = ["ch_01", "ch_02", "ch_03", "ch_04", "ch_05", "ch_06", "ch_07"]
 SPOILS = [
@@ -124,3 +134,26 @@ def test_raiders_and_npcm_movement() -> None:
     assert not arrived and distances(m, town, 2)[end] < distances(m, town, 2)[m.towns[10]]
     end, arrived = npcm_move(m, m.towns[10], town, 200, 2)
     assert arrived and end == town
+
+
+def test_assassins_strike_at_once_and_hunters_travel() -> None:
+    assert strikes_at_once("assassin") and strikes_at_once("hitman")
+    assert not strikes_at_once("bounty_hunter") and not strikes_at_once("raider")
+
+
+def test_npcm_hit_applies_every_damage_type_through_armor() -> None:
+    m = Member("ch_01", gear=("riot_armor#1",))
+    m, prevented = npcm_hit(m, {"physical": 3, "psychological": 1})
+    assert prevented == 1 and m.damage["physical"] == 2 and m.damage["psychological"] == 1
+
+
+def test_raiders_pass_a_resource_to_the_hirer_when_it_has_room() -> None:
+    target = Town(salvage=0, prestige=3, town_health=30, resources=("tulsa_oil",))
+    hirer = Town(salvage=0, prestige=1, town_health=30)
+    target, hirer = raid_resource(target, hirer, "tulsa_oil")
+    assert target.resources == () and target.prestige == 2
+    assert hirer.resources == ("tulsa_oil",) and hirer.prestige == 2
+    full = Town(salvage=0, prestige=6, town_health=30, resources=("a", "b", "c", "d", "e"))
+    target = Town(salvage=0, prestige=3, town_health=30, resources=("tulsa_oil",))
+    target, full = raid_resource(target, full, "tulsa_oil")
+    assert target.resources == () and "tulsa_oil" not in full.resources
