@@ -14,7 +14,7 @@ DECK_ZONES = (
     "deck.encounter_city_rad",
     "deck.missions",
 )
-PRIVATE = ("hand", "roster")  # hand.p1, roster.p1: only that seat sees the cards
+PRIVATE = ("hand", "roster", "stash")  # hand.p1, roster.p1, stash.p1: that seat only
 PUBLIC = ("crown", "gear", "vehicle", "auction", "discard", "play", "npcm", "encounter")
 
 ORDER_OF_PLAY: tuple[tuple[str, tuple[str, ...]], ...] = (
