@@ -100,6 +100,17 @@ def game_map() -> GameMap:
 
 def distances(m: GameMap, start: Hex, mountain_cost: int = 1) -> dict[Hex, int]:
     """Return the movement cost from start to every reachable hex (entering mountain costs more)."""
+    if m is game_map():
+        return _board_distances(start, mountain_cost)
+    return _distances(m, start, mountain_cost)
+
+
+@cache
+def _board_distances(start: Hex, mountain_cost: int) -> dict[Hex, int]:
+    return _distances(game_map(), start, mountain_cost)
+
+
+def _distances(m: GameMap, start: Hex, mountain_cost: int) -> dict[Hex, int]:
     best = {start: 0}
     frontier: deque[Hex] = deque([start])
     while frontier:

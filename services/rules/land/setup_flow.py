@@ -129,7 +129,7 @@ def _draw(ctx: Ctx, a: Args) -> None:
             return
         ctx.emit("zone_set", {"zone": f"discard.{deck}", "cards": []})
         req = ChanceRequest("deck_form", f"reshuffle {deck}", deck=f"deck.{deck}", cards=pile)
-        ctx.deal(req, "reformed", deck=deck, then=dict(a))
+        ctx.deal(req, "reformed", name=deck, then=dict(a))
         return
     take = min(have, n)
     seat = a.get("seat", "")
@@ -138,18 +138,18 @@ def _draw(ctx: Ctx, a: Args) -> None:
     req = ChanceRequest(
         "deck_draw", f"draw {deck}", deck=f"deck.{deck}", count=take, visible_to=vis
     )
-    ctx.deal(req, "drawn", deck=deck, zone=zone, seat=seat, left=n - take, then=dict(a))
+    ctx.deal(req, "drawn", name=deck, zone=zone, who=seat, left=n - take, then=dict(a))
 
 
 @task("reformed")
 def _reformed(ctx: Ctx, a: Args) -> None:
-    ctx.set_to(f"deck.{a['deck']}", int(a["size"]), "reshuffled")
+    ctx.set_to(f"deck.{a['name']}", int(a["size"]), "reshuffled")
     ctx.push(("draw", a["then"]))
 
 
 @task("drawn")
 def _drawn(ctx: Ctx, a: Args) -> None:
-    receive(ctx, a["zone"], a["cards"], a["deck"], a.get("seat", ""))
+    receive(ctx, a["zone"], a["cards"], a["name"], a.get("who", ""))
     if int(a["left"]) > 0:
         ctx.push(("draw", dict(a["then"], n=int(a["left"]))))
 
@@ -175,12 +175,12 @@ def _perk_items(ctx: Ctx, a: Args) -> None:
         "deck_search", "starting spoils", deck="deck.spoils", match=match, count=1,
         visible_to=(seat,),
     )
-    ctx.deal(req, "perk_found", i=i, seat=seat)
+    ctx.deal(req, "perk_found", i=i, who=seat)
 
 
 @task("perk_found")
 def _perk_found(ctx: Ctx, a: Args) -> None:
-    receive(ctx, f"stash.{a['seat']}", a["cards"], "spoils", a["seat"])
+    receive(ctx, f"stash.{a['who']}", a["cards"], "spoils", a["who"])
     ctx.push(("perk_items", {"i": int(a["i"]) + 1}))
 
 
