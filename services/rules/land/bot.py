@@ -9,9 +9,17 @@ from services.rules.land.data import card
 from services.rules.land.hexmap import distances, game_map
 
 DEED_ORDER = ("mission", "resource", "healing", "encounter", "pvp")
-TECH_ORDER = ("garrison", "water_and_supplies", "machinist_shop", "energy_production",
-              "medical_center", "learning_center", "communication_center", "law_and_order",
-              "marketplace")
+TECH_ORDER = (
+    "garrison",
+    "water_and_supplies",
+    "machinist_shop",
+    "energy_production",
+    "medical_center",
+    "learning_center",
+    "communication_center",
+    "law_and_order",
+    "marketplace",
+)
 
 
 def _find(legal: list[Choice], kind: str, **match: Any) -> int | None:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 from services.rules.land.checks import party_check, perk_bonus, tech_bonus
 from services.rules.land.data import card, economy, factions
-from services.rules.land.flow import Args, Ctx, answer, task
+from services.rules.kernel.state import State
+from services.rules.land.flow import Args, Ctx, answer, options, task
 from services.rules.land.party import skill_values
 from services.rules.land.state import party, players, town
 from services.rules.land.zones import turn_order
@@ -36,6 +39,11 @@ def _rolled(ctx: Ctx, a: Args) -> None:
     ctx.push(("window", {}))
 
 
+@options("check_window")
+def _window_dynamic(state: State, data: Args) -> list[tuple[str, Args]]:
+    return _window_options(SimpleNamespace(state=state), data["who"])  # type: ignore[arg-type]
+
+
 def _window_options(ctx: Ctx, seat: str) -> list[tuple[str, Args]]:
     chk = ctx.state.var("check")
     mine = seat == chk["seat"]
@@ -45,7 +53,7 @@ def _window_options(ctx: Ctx, seat: str) -> list[tuple[str, Args]]:
         data = card(c)
         if data["timing"] not in timings:
             continue
-        (op, arg), = data["effects"][0].items()
+        ((op, arg),) = data["effects"][0].items()
         helps = op == "reroll" or (op == "successes" and int(arg["n"]) > 0)
         if helps == mine:
             opts.append(("play", {"card": c}))
@@ -66,7 +74,7 @@ def _window(ctx: Ctx, a: Args) -> None:
         return
     chk = ctx.state.var("check")
     prompt = f"play on {chk['seat']}'s {chk['skill']} check or pass"
-    ctx.ask(seat, "check_window", "window_answer", prompt, opts, who=seat)
+    ctx.ask(seat, "check_window", "window_answer", prompt, who=seat)
 
 
 def _advance(ctx: Ctx, played: bool) -> None:
@@ -88,7 +96,7 @@ def _window_answer(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
     ctx.move(c, f"hand.{seat}", "discard.action")
     ctx.note("action_played", seat=seat, card=c, target=chk["seat"], timing=card(c)["timing"])
     _advance(ctx, played=True)
-    (op, arg), = card(c)["effects"][0].items()
+    ((op, arg),) = card(c)["effects"][0].items()
     if op == "successes":
         chk["bonus"] = int(chk["bonus"]) + int(arg["n"])
         ctx.setv("check", chk)
@@ -120,8 +128,15 @@ def _close(ctx: Ctx, a: Args) -> None:
     chk = ctx.state.var("check")
     r = party_check(chk["values"], chk["faces"], int(chk["required"]), int(chk["bonus"]))
     ctx.note(
-        "skill_checked", seat=chk["seat"], skill=chk["skill"], required=r.required, auto=r.auto,
-        rolls=chk["faces"], bonus=r.bonus, successes=r.successes, passed=r.passed,
+        "skill_checked",
+        seat=chk["seat"],
+        skill=chk["skill"],
+        required=r.required,
+        auto=r.auto,
+        rolls=chk["faces"],
+        bonus=r.bonus,
+        successes=r.successes,
+        passed=r.passed,
     )
     ctx.setv("check", None)
     ctx.setv("window", None)

@@ -67,9 +67,16 @@ class LandRules(KernelRules):
         ctx.setv("players", list(SEATS[:n]))
         ctx.setv("options", opts)
         ctx.setv("epic", is_epic(n))
-        ctx.setv("numbers", {"roster": nums.roster, "characters": nums.characters,
-                             "spoils": nums.spoils, "action": nums.action,
-                             "hand_limit": nums.hand_limit})
+        ctx.setv(
+            "numbers",
+            {
+                "roster": nums.roster,
+                "characters": nums.characters,
+                "spoils": nums.spoils,
+                "action": nums.action,
+                "hand_limit": nums.hand_limit,
+            },
+        )
         if nums.tech_stock is not None:
             for t in economy()["techs"]:
                 ctx.add(f"bank.tech.{t}", nums.tech_stock, "Epic Bank")
@@ -93,7 +100,9 @@ class LandRules(KernelRules):
             else:
                 zones[name] = {"count": len(cards)}
         p = state.pending
-        pending = None if p is None else {"seat": p["seat"], "kind": p["kind"], "prompt": p["prompt"]}
+        pending = (
+            None if p is None else {"seat": p["seat"], "kind": p["kind"], "prompt": p["prompt"]}
+        )
         view: dict[str, Any] = {
             "players": players(state),
             "phase": state.phase,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 from services.kernel.errors import RuleViolation
 from services.rules.land.damage import can_carry
 from services.rules.land.data import card, economy
@@ -15,7 +17,8 @@ from services.rules.land.economy import (
     sell_tech,
     upgrade_tech,
 )
-from services.rules.land.flow import Args, Ctx, answer, sync_bank, sync_town, task
+from services.rules.kernel.state import State
+from services.rules.land.flow import Args, Ctx, answer, options, sync_bank, sync_town, task
 from services.rules.land.party import CROWNS
 from services.rules.land.play import play_card, playable
 from services.rules.land.state import bank, players, town
@@ -66,7 +69,9 @@ def _finance_options(ctx: Ctx, seat: str, sub: str) -> list[tuple[str, Args]]:
         for c in sorted(ctx.state.zone(f"hand.{seat}")):
             npcm = card(c).get("npcm")
             if npcm and t.salvage >= int(npcm["hire"]):
-                opts += [("hire", {"card": c, "target": o}) for o in players(ctx.state) if o != seat]
+                opts += [
+                    ("hire", {"card": c, "target": o}) for o in players(ctx.state) if o != seat
+                ]
     opts += playable(ctx, seat, TIMED.get(sub, ()))
     return opts
 
@@ -77,7 +82,15 @@ def _finance(ctx: Ctx, a: Args) -> None:
     opts = _finance_options(ctx, seat, sub)
     if len(opts) == 1:
         return
-    ctx.ask(seat, sub, "financed", f"Financial period: {sub}", opts, who=seat, sub=sub)
+    ctx.ask(seat, sub, "financed", f"Financial period: {sub}", who=seat, sub=sub)
+
+
+def _dynamic(state: State, data: Args) -> list[tuple[str, Args]]:
+    return _finance_options(SimpleNamespace(state=state), data["who"], data["sub"])  # type: ignore[arg-type]
+
+
+for _kind in ("sell", "purchase", "hire"):
+    options(_kind)(_dynamic)
 
 
 @answer("financed")
@@ -139,7 +152,14 @@ def _timed(ctx: Ctx, a: Args) -> None:
     if not opts:
         return
     prompt = f"play {a['timing']} cards"
-    ctx.ask(seat, "play_or_pass", "timed_played", prompt, [("pass", {}), *opts], info=a)
+    ctx.ask(seat, "play_or_pass", "timed_played", prompt, info=a)
+
+
+@options("play_or_pass")
+def _timed_options(state: State, data: Args) -> list[tuple[str, Args]]:
+    info = data["info"]
+    ns = SimpleNamespace(state=state)
+    return [("pass", {}), *playable(ns, info["seat"], (info["timing"],))]  # type: ignore[arg-type]
 
 
 @answer("timed_played")

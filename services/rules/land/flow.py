@@ -22,7 +22,9 @@ def receive(ctx: Ctx, zone: str, cards: Sequence[str], deck: str, seat: str = ""
     seen = ZONES.seen_by(zone)
     vis = PUBLIC if ZONES.public(zone) else (seen or ("nobody",))
     new = (*ctx.state.zone(zone), *cards)
-    ctx.emit("zone_set", {"zone": zone, "cards": list(new)}, vis if vis != ("nobody",) else "nobody")
+    ctx.emit(
+        "zone_set", {"zone": zone, "cards": list(new)}, vis if vis != ("nobody",) else "nobody"
+    )
     ctx.add(f"deck.{deck}", -len(cards), "drawn")
     if vis != PUBLIC:
         ctx.note("cards_dealt", seat=seat, deck=deck, count=len(cards))

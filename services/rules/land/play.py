@@ -43,7 +43,9 @@ def apply_effects(ctx: Ctx, seat: str, target: str, effects: list[dict[str, Any]
             sync_town(ctx, who, adjust(town(ctx.state, who), **{op: int(arg)}), "card")
         elif op == "weeks":
             who = target if (target != seat and int(arg) < 0) else seat
-            w = gain(Weeks(ctx.state.count(f"weeks.{who}"), ctx.state.count(f"deficit.{who}")), int(arg))
+            w = gain(
+                Weeks(ctx.state.count(f"weeks.{who}"), ctx.state.count(f"deficit.{who}")), int(arg)
+            )
             ctx.set_to(f"weeks.{who}", w.left, "card")
             ctx.set_to(f"deficit.{who}", w.deficit, "card")
         elif op == "steal" and arg["what"] == "salvage":
@@ -55,15 +57,19 @@ def apply_effects(ctx: Ctx, seat: str, target: str, effects: list[dict[str, Any]
             ctx.push(("lose_random_spoils", {"seat": victim, "to": seat if op == "steal" else ""}))
         elif op == "damage":
             who = target if target != seat else seat
-            ctx.push(("damage", {"seat": who, "type": arg["type"], "n": arg["n"], "how": arg["target"]}))
+            ctx.push(
+                ("damage", {"seat": who, "type": arg["type"], "n": arg["n"], "how": arg["target"]})
+            )
         elif op == "heal":
             heal_party(ctx, seat, int(arg))
         elif op == "draw":
             zone = {"action": f"hand.{seat}", "spoils": f"auction.{seat}"}.get(
                 arg["deck"], f"roster.{seat}"
             )
-            ctx.push(("draw", {"seat": seat, "deck": arg["deck"], "n": arg["n"], "zone": zone}),
-                     ("settle_auction_events", {"seat": seat}))
+            ctx.push(
+                ("draw", {"seat": seat, "deck": arg["deck"], "n": arg["n"], "zone": zone}),
+                ("settle_auction_events", {"seat": seat}),
+            )
         elif op == "move_party":
             ctx.push(("bonus_move", {"seat": seat, "points": int(arg)}))
         elif op == "prestige_to_left":
@@ -117,8 +123,15 @@ def hit(ctx: Ctx, seat: str, crown: int, damage_type: str, n: int) -> None:
         return
     after, prevented = take_damage(m, damage_type, n)
     ctx.add(f"dmg.{seat}.{crown}.{damage_type}", after.damage[damage_type] - m.damage[damage_type])
-    ctx.note("damage_taken", seat=seat, crown=crown, card=m.character, type=damage_type,
-             amount=n - prevented, prevented=prevented)
+    ctx.note(
+        "damage_taken",
+        seat=seat,
+        crown=crown,
+        card=m.character,
+        type=damage_type,
+        amount=n - prevented,
+        prevented=prevented,
+    )
 
 
 @task("bury")

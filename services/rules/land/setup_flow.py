@@ -11,7 +11,8 @@ from services.rules.land.damage import can_carry
 from services.rules.land.data import card, catalog, economy, factions
 from services.rules.land.effects import track_deltas
 from services.rules.land.economy import adjust
-from services.rules.land.flow import Args, Ctx, answer, receive, sync_town, task
+from services.rules.kernel.state import State
+from services.rules.land.flow import Args, Ctx, answer, options, receive, sync_town, task
 from services.rules.land.hexmap import game_map
 from services.rules.land.party import CROWNS
 from services.rules.land.setup import first_player, reroll_seats
@@ -108,7 +109,10 @@ def _deal_start(ctx: Ctx, a: Args) -> None:
         return
     seat, n = seats[i], _numbers(ctx)
     ctx.push(
-        ("draw", {"seat": seat, "deck": "characters", "n": n["characters"], "zone": f"roster.{seat}"}),
+        (
+            "draw",
+            {"seat": seat, "deck": "characters", "n": n["characters"], "zone": f"roster.{seat}"},
+        ),
         ("draw", {"seat": seat, "deck": "spoils", "n": n["spoils"], "zone": f"stash.{seat}"}),
         ("draw", {"seat": seat, "deck": "action", "n": n["action"], "zone": f"hand.{seat}"}),
         ("deal_start", {"i": i + 1}),
@@ -172,7 +176,11 @@ def _perk_items(ctx: Ctx, a: Args) -> None:
         return
     match = tuple(c for c in catalog().decks["spoils"] if c.split("#")[0] == wanted[0])
     req = ChanceRequest(
-        "deck_search", "starting spoils", deck="deck.spoils", match=match, count=1,
+        "deck_search",
+        "starting spoils",
+        deck="deck.spoils",
+        match=match,
+        count=1,
         visible_to=(seat,),
     )
     ctx.deal(req, "perk_found", i=i, who=seat)
@@ -216,10 +224,15 @@ def _equip(ctx: Ctx, a: Args) -> None:
         ctx.push(("first_roll", {"seats": seats}))
         return
     seat = seats[i]
-    roster = ctx.state.zone(f"roster.{seat}")
-    keep = _numbers(ctx)["roster"] if len(roster) > len(CROWNS) else 0
-    opts = [("roster", {"cards": sorted(c)}) for c in combinations(sorted(roster), keep)]
-    ctx.ask(seat, "choose_roster", "rostered", "which Characters wait in the Town Roster", opts, i=i)
+    ctx.ask(seat, "choose_roster", "rostered", "which Characters wait in the Town Roster", i=i)
+
+
+@options("choose_roster")
+def _roster_options(state: State, data: Args) -> list[tuple[str, Args]]:
+    seat = players(state)[int(data["i"])]
+    roster = state.zone(f"roster.{seat}")
+    keep = int(state.var("numbers")["roster"]) if len(roster) > len(CROWNS) else 0
+    return [("roster", {"cards": sorted(c)}) for c in combinations(sorted(roster), keep)]
 
 
 @answer("rostered")
@@ -238,17 +251,23 @@ def _assign(ctx: Ctx, a: Args) -> None:
     if not stash:
         ctx.push(("equip", {"i": int(a["i"]) + 1}))
         return
-    c = sorted(stash)[0]
+    ctx.ask(seat, "assign_spoils", "assigned", "equip a Spoils card", i=int(a["i"]))
+
+
+@options("assign_spoils")
+def _assign_options(state: State, data: Args) -> list[tuple[str, Args]]:
+    seat = players(state)[int(data["i"])]
+    c = sorted(state.zone(f"stash.{seat}"))[0]
     opts: list[tuple[str, Args]] = [("assign", {"card": c, "to": "auction"})]
     if "vehicle" in card(c)["types"]:
-        if not ctx.state.zone(f"vehicle.{seat}"):
+        if not state.zone(f"vehicle.{seat}"):
             opts.append(("assign", {"card": c, "to": "vehicle"}))
     else:
         for k in CROWNS:
-            ch = ctx.state.zone(f"crown.{seat}.{k}")
-            if ch and can_carry(ch[0], [*ctx.state.zone(f"gear.{seat}.{k}"), c]):
+            ch = state.zone(f"crown.{seat}.{k}")
+            if ch and can_carry(ch[0], [*state.zone(f"gear.{seat}.{k}"), c]):
                 opts.append(("assign", {"card": c, "to": f"crown{k}"}))
-    ctx.ask(seat, "assign_spoils", "assigned", "equip a Spoils card", opts, i=int(a["i"]))
+    return opts
 
 
 @answer("assigned")
@@ -256,8 +275,10 @@ def _assigned(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
     seat = players(ctx.state)[int(data["i"])]
     to = args["to"]
     dst = (
-        f"auction.{seat}" if to == "auction"
-        else f"vehicle.{seat}" if to == "vehicle"
+        f"auction.{seat}"
+        if to == "auction"
+        else f"vehicle.{seat}"
+        if to == "vehicle"
         else f"gear.{seat}.{to.removeprefix('crown')}"
     )
     ctx.move(args["card"], f"stash.{seat}", dst)

@@ -76,6 +76,6 @@ def pos(state: State, seat: str) -> tuple[int, int]:
     return (int(x), int(y))
 
 
-def options(state: State) -> dict[str, Any]:
+def game_options(state: State) -> dict[str, Any]:
     """Return the game's options."""
     return dict(state.var("options", {}))

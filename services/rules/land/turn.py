@@ -6,10 +6,11 @@ from services.rules.land.business import deal_counts, income, over_hand_limit
 from services.rules.land.data import card, economy, factions
 from services.rules.land.deeds import Weeks, new_turn
 from services.rules.land.economy import adjust, lose_resource, production
-from services.rules.land.flow import Args, Ctx, answer, sync_town, task
+from services.rules.kernel.state import State
+from services.rules.land.flow import Args, Ctx, answer, options, sync_town, task
 from services.rules.land.hexmap import game_map
 from services.rules.land.setup_flow import apply_simple
-from services.rules.land.state import options, players, town
+from services.rules.land.state import game_options, players, town
 from services.rules.land.town_events import roll_town_event
 from services.rules.land.victory import Standing, check_end_of_phase
 from services.rules.land.zones import ends_phase, next_step, turn_order
@@ -89,11 +90,13 @@ def victory(ctx: Ctx, last_phase: bool) -> bool:
     """Check victory at the end of a phase; end the game and return True when won."""
     st = standings(ctx)
     turn = ctx.state.count("turn")
-    v = check_end_of_phase(st, options(ctx.state), turn, last_phase)
+    v = check_end_of_phase(st, game_options(ctx.state), turn, last_phase)
     if v is None:
         return False
-    scores = {s: {"prestige": x.prestige, "town_health": x.town_health, "resources": x.resources}
-              for s, x in st.items()}
+    scores = {
+        s: {"prestige": x.prestige, "town_health": x.town_health, "resources": x.resources}
+        for s, x in st.items()
+    }
     ctx.setv("result", {"winners": list(v.winners), "kind": v.kind, "scores": scores})
     ctx.emit("game_won", {"winners": list(v.winners), "kind": v.kind, "scores": scores})
     ctx.emit("game_over", {"winner": ",".join(v.winners), "reason": v.kind})
@@ -127,8 +130,12 @@ def _hand_limit(ctx: Ctx, a: Args) -> None:
     hand = ctx.state.zone(f"hand.{seat}")
     if over_hand_limit(len(hand), int(ctx.state.var("numbers")["hand_limit"])) == 0:
         return
-    opts = [("discard", {"card": c}) for c in sorted(hand)]
-    ctx.ask(seat, "discard", "discarded", "discard down to the hand limit", opts, who=seat)
+    ctx.ask(seat, "discard", "discarded", "discard down to the hand limit", who=seat)
+
+
+@options("discard")
+def _discard_options(state: State, data: Args) -> list[tuple[str, Args]]:
+    return [("discard", {"card": c}) for c in sorted(state.zone(f"hand.{data['who']}"))]
 
 
 @answer("discarded")
@@ -172,8 +179,9 @@ def _auction(ctx: Ctx, a: Args) -> None:
                 opts.append(("buy", {"card": c, "from": other}))
     if len(opts) == 1:
         return
-    ctx.ask(seat, "auction_house", "auction_done", "buy one card from an Auction House", opts,
-            who=seat)
+    ctx.ask(
+        seat, "auction_house", "auction_done", "buy one card from an Auction House", opts, who=seat
+    )
 
 
 @answer("auction_done")
@@ -212,8 +220,10 @@ def _town_event_rolled(ctx: Ctx, a: Args) -> None:
 def _event_card(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
     seat, deck = data["who"], args["deck"]
     zone = {"action": f"hand.{seat}", "spoils": f"auction.{seat}"}.get(deck, f"roster.{seat}")
-    ctx.push(("draw", {"seat": seat, "deck": deck, "n": 1, "zone": zone}),
-             ("settle_auction_events", {"seat": seat}))
+    ctx.push(
+        ("draw", {"seat": seat, "deck": deck, "n": 1, "zone": zone}),
+        ("settle_auction_events", {"seat": seat}),
+    )
 
 
 @answer("event_resource")

@@ -24,7 +24,9 @@ TOTAL_CARDS = sum(len(v) for v in catalog().decks.values())
 def _setup(i: int) -> Setup:
     n = 2 + i % 5
     turns = 3 if i % 10 == 0 else 1
-    return Setup({f"p{k}": f"u{k}" for k in range(1, n + 1)}, {"short_game": True, "max_turns": turns})
+    return Setup(
+        {f"p{k}": f"u{k}" for k in range(1, n + 1)}, {"short_game": True, "max_turns": turns}
+    )
 
 
 def _check_invariants(state: State) -> None:
@@ -56,7 +58,12 @@ def test_random_playouts_end_with_invariants_and_replay(chunk: int) -> None:
     for i in range(chunk * GAMES // 4, (chunk + 1) * GAMES // 4):
         p = play(RULES, _setup(i), f"land-{i}", f"land-{i}")
         out = RULES.outcome(p.state)
-        assert out is not None and out["kind"] in ("prestige", "town_health", "tiebreak", "turn_limit")
+        assert out is not None and out["kind"] in (
+            "prestige",
+            "town_health",
+            "tiebreak",
+            "turn_limit",
+        )
         _check_invariants(p.state)
         # replay equals live: folding the log again gives the same state
         state = RULES.initial_state()
