@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+from services.rules.kernel.state import State
 from services.rules.land.checks import party_check, perk_bonus, tech_bonus
 from services.rules.land.data import card, economy, factions
-from services.rules.kernel.state import State
 from services.rules.land.flow import Args, Ctx, answer, options, task
 from services.rules.land.party import skill_values
 from services.rules.land.state import party, players, town

@@ -5,6 +5,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from services.kernel.errors import RuleViolation
+from services.rules.kernel.state import State
 from services.rules.land.damage import can_carry
 from services.rules.land.data import card, economy
 from services.rules.land.economy import (
@@ -17,7 +18,6 @@ from services.rules.land.economy import (
     sell_tech,
     upgrade_tech,
 )
-from services.rules.kernel.state import State
 from services.rules.land.flow import Args, Ctx, answer, options, sync_bank, sync_town, task
 from services.rules.land.party import CROWNS
 from services.rules.land.play import play_card, playable

@@ -6,18 +6,17 @@ from itertools import combinations
 
 from services.dice.kinds import read_composite
 from services.rules.kernel.api import ChanceRequest
+from services.rules.kernel.state import State
 from services.rules.land.business import mission_hex
 from services.rules.land.damage import can_carry
 from services.rules.land.data import card, catalog, economy, factions
-from services.rules.land.effects import track_deltas
 from services.rules.land.economy import adjust
-from services.rules.kernel.state import State
+from services.rules.land.effects import track_deltas
 from services.rules.land.flow import Args, Ctx, answer, options, receive, sync_town, task
 from services.rules.land.hexmap import game_map
 from services.rules.land.party import CROWNS
 from services.rules.land.setup import first_player, reroll_seats
 from services.rules.land.state import DECK_NAMES, players, town
-
 
 # 2d10 read as 1-100: the composite's parts rolled as one chance request (docs/games/land.md)
 D100 = ("d10_tens", "d10_units")

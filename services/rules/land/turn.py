@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from services.rules.kernel.state import State
 from services.rules.land.business import deal_counts, income, over_hand_limit
 from services.rules.land.data import card, economy, factions
 from services.rules.land.deeds import Weeks, new_turn
 from services.rules.land.economy import adjust, lose_resource, production
-from services.rules.kernel.state import State
 from services.rules.land.flow import Args, Ctx, answer, options, sync_town, task
 from services.rules.land.hexmap import game_map
 from services.rules.land.setup_flow import apply_simple
