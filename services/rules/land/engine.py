@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.kernel.errors import InvalidArgument, RuleViolation
+from services.kernel.errors import InvalidArgument
 from services.rules.kernel.api import Command, Event, Setup
 from services.rules.kernel.engine import KernelRules
 from services.rules.kernel.state import State
@@ -54,7 +54,7 @@ class LandRules(KernelRules):
         """Return the events creating a game: counters, options, then setup until a decision."""
         n = len(setup.seats)
         if set(setup.seats) != set(SEATS[:n]) or not 2 <= n <= 6:
-            raise RuleViolation("land is played by 2-6 seats named p1..pN")
+            raise InvalidArgument("seats", "land is played by 2-6 seats named p1..pN")
         try:
             opts = validate_options(dict(setup.options))
         except ValueError as exc:
