@@ -37,7 +37,6 @@ class DeckServicePort:
 
     def __init__(self, engine: DeckEngine) -> None:
         self.engine = engine
-        self._staged = 0
 
     async def _zone_exists(self, game_id: str, zone: str) -> bool:
         try:
@@ -62,40 +61,43 @@ class DeckServicePort:
         await self._ensure(game_id, DEALT, "pile")
         return "", DEALT
 
-    async def _stage(self, game_id: str, deck: str, cards: Sequence[str], shuffled: bool) -> int:
-        """Put cards into a deck (creating it), shuffling it when asked; return its size."""
-        zone = _zone_name(deck)
-        if not await self._zone_exists(game_id, zone):
-            res = await self.engine.create_zone(game_id, zone, "deck", "", list(cards), shuffled)
-            return res.count
+    async def _stage(
+        self, game_id: str, deck: str, cards: Sequence[str], shuffled: bool, position: str
+    ) -> int:
+        """Put cards into a deck (creating it), then shuffle it or keep them in order.
+
+        Cards the deck service dealt earlier (in a hand or the dealt pile) are moved back
+        from there, so every card stays in exactly one zone of the deck stream.
+        """
         state = await self.engine.state(game_id)
-        pile = f"{zone}-in{state.version}"
-        await self.engine.create_zone(game_id, pile, "pile", "", list(cards))
-        if shuffled:
-            return (await self.engine.reshuffle_discard(game_id, pile, zone)).count
+        if deck not in state.zones:
+            await self.engine.create_zone(game_id, deck, "deck")
+        where = {c: z.name for z in state.zones.values() if z.kind != "deck" for c in z.cards}
+        pile = f"{deck}.in{state.version}"
+        fresh = [c for c in cards if c not in where]
+        await self.engine.create_zone(game_id, pile, "pile", "", fresh)
         for card in cards:
-            await self.engine.put_card(game_id, card, pile, zone, "bottom")
-        return await self.engine.count(game_id, zone)
+            if card in where:
+                await self.engine.put_card(game_id, card, where[card], pile, "bottom")
+        if shuffled:
+            if not cards and not await self.engine.count(game_id, deck):
+                return 0
+            return (await self.engine.reshuffle_discard(game_id, pile, deck)).count
+        for card in cards if position == "bottom" else list(reversed(cards)):
+            await self.engine.put_card(game_id, card, pile, deck, position)
+        return await self.engine.count(game_id, deck)
 
     async def answer(self, game_id: str, req: ChanceRequest) -> Command:
         """Perform a deck request against the deck service and return chance's answer."""
         zone = _zone_name(req.deck)
         out: dict[str, Any] = {"deck": req.deck}
         if req.kind == "deck_form":
-            out["count"] = await self._stage(game_id, req.deck, req.cards, req.shuffled)
+            out["count"] = await self._stage(game_id, zone, req.cards, req.shuffled, "bottom")
         elif req.kind == "deck_shuffle":
             n = await self.engine.count(game_id, zone)
             out["count"] = (await self.engine.shuffle(game_id, zone)).count if n else 0
         elif req.kind == "deck_put":
-            if req.position == "bottom":
-                out["count"] = await self._stage(game_id, req.deck, req.cards, False)
-            else:
-                state = await self.engine.state(game_id)
-                pile = f"{zone}-in{state.version}"
-                await self.engine.create_zone(game_id, pile, "pile", "", list(req.cards))
-                for card in reversed(req.cards):
-                    await self.engine.put_card(game_id, card, pile, zone, "top")
-                out["count"] = await self.engine.count(game_id, zone)
+            out["count"] = await self._stage(game_id, zone, req.cards, False, req.position)
         elif req.kind == "deck_draw":
             seat, hand = await self._receiver(game_id, req.visible_to)
             if seat:

@@ -13,7 +13,7 @@ from typing import Any
 
 from services.kernel.errors import RuleViolation
 from services.rules.kernel.api import CHANCE, PUBLIC, ChanceRequest, Event
-from services.rules.kernel.state import Args, State, evolve
+from services.rules.kernel.state import Args, State, evolve, same
 from services.rules.kernel.zones import ZoneRules
 
 TaskFn = Callable[["Ctx", Args], None]
@@ -126,7 +126,8 @@ class Ctx:
         self, type_: str, data: Mapping[str, Any], vis: str | tuple[str, ...] = PUBLIC
     ) -> None:
         """Record an event and fold it into the working state."""
-        event = Event(type_, dict(data), vis)
+        event = object.__new__(Event)  # a frozen dataclass built without its slow __init__
+        event.__dict__.update(type=type_, data=dict(data), visibility=vis, schema_version=1)
         self.state = self._evolve(self.state, event)
         self.events.append(event)
 
@@ -148,7 +149,7 @@ class Ctx:
 
     def setv(self, key: str, value: Any) -> None:
         """Set a public var (None removes it)."""
-        if freeze(self.state.vars.get(key)) != freeze(value):
+        if not same(self.state.vars.get(key), value):
             self.emit("var_set", {"key": key, "value": value})
 
     def exhaust(self, card: str, exhausted: bool = True) -> None:
@@ -219,7 +220,7 @@ class Ctx:
     def finish(self) -> list[Event]:
         """Record the flow (task queue and pending decision) and return all events."""
         if self.state.phase != "over":
-            self.emit("flow", {"tasks": [[n, a] for n, a in self.tasks], "pending": self.pending})
+            self.emit("flow", {"tasks": list(self.tasks), "pending": self.pending})
         return self.events
 
 

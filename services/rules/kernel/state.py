@@ -126,7 +126,8 @@ def _counter(state: State, d: Mapping[str, Any]) -> State:
 
 
 def _var(state: State, d: Mapping[str, Any]) -> State:
-    return with_(state, vars=put(state.vars, d["key"], thaw(d.get("value"))))
+    # shared with the event: var() hands out copies, and a value is never edited after setv
+    return with_(state, vars=put(state.vars, d["key"], d.get("value")))
 
 
 def _vars_cleared(state: State, d: Mapping[str, Any]) -> State:
@@ -147,7 +148,21 @@ def parse_tasks(raw: Any) -> tuple[Task, ...]:
     Handlers get a shallow copy of their args and never mutate nested values, so the
     queue shares them with the event instead of copying on every fold.
     """
-    return tuple((t[0], t[1]) for t in raw)
+    return tuple(raw)
+
+
+def same(a: Any, b: Any) -> bool:
+    """Return True when two JSON values have the same canonical JSON (True is not 1)."""
+    if a is b:
+        return True
+    ta, tb = type(a), type(b)
+    if ta in (list, tuple) and tb in (list, tuple):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+    if ta is not tb:
+        return False
+    if ta is dict:
+        return a.keys() == b.keys() and all(same(v, b[k]) for k, v in a.items())
+    return bool(a == b)
 
 
 def _flow(state: State, d: Mapping[str, Any]) -> State:
