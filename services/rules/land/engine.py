@@ -10,7 +10,15 @@ from services.rules.kernel.engine import KernelRules
 from services.rules.kernel.state import State
 
 # Importing the rule modules registers their tasks, answers and option functions.
-from services.rules.land import checks_flow, exploits, finance, play, setup_flow, turn  # noqa: F401
+from services.rules.land import (  # noqa: F401
+    checks_flow,
+    exploits,
+    finance,
+    npcm_flow,
+    play,
+    setup_flow,
+    turn,
+)
 from services.rules.land.data import catalog, economy
 from services.rules.land.flow import REGISTRY
 from services.rules.land.setup import is_epic, setup_numbers, validate_options
