@@ -60,6 +60,7 @@ def play(
     target: Annotated[str | None, typer.Option(help="Server address; default: embedded")] = None,
     store: Annotated[str | None, typer.Option(help="Store of the embedded server")] = None,
     options: Annotated[str, typer.Option(help="Game options as JSON")] = "{}",
+    pace_ms: Annotated[int, typer.Option(help="Pause after each command (to watch live)")] = 0,
     seats: Annotated[
         int | None, typer.Option(help="Seats to fill (land: 2-6, 6 = Epic); default: all")
     ] = None,
@@ -68,7 +69,9 @@ def play(
     if not bots:
         raise typer.BadParameter("only --bots games are supported from the command line")
     os.environ.setdefault("FALLEN_DEV", "1")
-    asyncio.run(_play(game, games, seed, policy, target, store, json.loads(options), seats))
+    asyncio.run(
+        _play(game, games, seed, policy, target, store, json.loads(options), pace_ms / 1000, seats)
+    )
 
 
 async def _play(
@@ -79,6 +82,7 @@ async def _play(
     target: str | None,
     store: str | None,
     options: dict[str, object],
+    pace_s: float = 0.0,
     seat_count: int | None = None,
 ) -> None:
     async with rules_channel(target, store) as channel:
