@@ -178,6 +178,9 @@ class GameRunner:
         """Decide and append a seat's command; return the game after chance and dedupe flag."""
         for _ in range(RETRIES):
             loaded = await self.load(game_id)
+            stale = expected is not None and expected != loaded.version
+            if (stale or loaded.ended) and command_id and await self._seen(game_id, command_id):
+                return loaded, True  # a retry of a command that moved the game on
             if expected is not None and expected != loaded.version:
                 raise VersionConflict(game_stream(game_id), expected, loaded.version)
             if loaded.ended:
