@@ -20,19 +20,14 @@ from services.kernel.grpcx.client import ServiceCredentials
 from services.kernel.grpcx.server import Mount, Running, start_server
 from services.kernel.store.base import EventStore
 from services.rules.common.api import GameRules
+from services.rules.pools import POOLS
 from services.rules.runner import GameRunner
 from services.rules.service import mount as rules_mount
 
 log = logging.getLogger("fallen.app")
 
 ALL = "all"
-RULES_POOLS: dict[str, tuple[str, ...] | None] = {
-    "rules": None,
-    "rules-fallen": ("fallen",),
-    "rules-worlds": ("worlds",),
-    "rules-land": ("land",),
-    "rules-land-epic": ("land",),
-}
+RULES_POOLS = POOLS
 SINGLE_SERVICES = ("dice", "deck", *RULES_POOLS, "relay", "projections", "matchmaking")
 
 
