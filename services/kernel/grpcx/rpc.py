@@ -38,6 +38,8 @@ STATUS_OF: list[tuple[type[DomainError], grpc.StatusCode]] = [
     (PermissionDenied, grpc.StatusCode.PERMISSION_DENIED),
 ]
 
+MAX_REASON = 300  # characters of an error kept in a log line
+
 Req = TypeVar("Req")
 Resp = TypeVar("Resp")
 Handler = Callable[[Any, Any, grpc.aio.ServicerContext, Principal], Awaitable[Any]]
@@ -66,7 +68,10 @@ def rpc(
             return await fn(self, request, context, principal)
         except DomainError as exc:
             code = status_for(exc)
-            log.info("rpc refused", extra={"method": method, "code": code.name, "reason": str(exc)})
+            log.info(
+                "rpc refused",
+                extra={"method": method, "code": code.name, "reason": str(exc)[:MAX_REASON]},
+            )
             await context.abort(code, str(exc))
         except Exception:
             code = grpc.StatusCode.INTERNAL
