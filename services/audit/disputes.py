@@ -60,7 +60,9 @@ async def _find(
     opened: set[str] = set()
     for env in await store.read(dispute_stream(game_id)):
         if env.type == DISPUTE_OPENED and (
-            env.data.get("dispute_id"), env.data.get("seat"), env.data.get("player")
+            env.data.get("dispute_id"),
+            env.data.get("seat"),
+            env.data.get("player"),
         ) == (dispute_id, seat, player):
             opened.add(env.event_id)
         if env.type == DISPUTE_RESOLVED and env.causation_id in opened:

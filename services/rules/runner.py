@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from services.dice.port import DicePort
+from services.kernel.boundedjson import loads_bounded
 from services.kernel.canonical import canonical_json
 from services.kernel.envelope import Envelope, NewEvent
 from services.kernel.errors import (
@@ -15,8 +16,8 @@ from services.kernel.errors import (
     NotFound,
     RuleViolation,
     VersionConflict,
+    quote,
 )
-from services.kernel.boundedjson import loads_bounded
 from services.kernel.games import GAME_CREATED, GAME_ENDED, check_game_id, game_stream
 from services.kernel.store.base import ANY_VERSION, CommandKey, EventStore
 from services.kernel.upcast import for_rules
@@ -102,7 +103,9 @@ class GameRunner:
     def engine(self, game: str) -> GameRules:
         """Return the engine of a game kind this runner serves, or raise InvalidArgument."""
         if self.only is not None and game not in self.only:
-            raise InvalidArgument("game", f"this rules pool serves {list(self.only)}, not {game!r}")
+            raise InvalidArgument(
+                "game", f"this rules pool serves {list(self.only)}, not {quote(game)}"
+            )
         return load(game, self.extra)
 
     def games(self) -> list[str]:
@@ -154,7 +157,7 @@ class GameRunner:
             )
         for seat, player in seats.items():
             if not player:
-                raise InvalidArgument("seats", f"seat {seat!r} needs a player id")
+                raise InvalidArgument("seats", f"seat {quote(seat)} needs a player id")
         setup = Setup(seats=dict(seats), options=dict(options))
         events = rules.initial_events(game_id, setup)
         commitment = await self.dice.commit_seed(game_id, client_seed)

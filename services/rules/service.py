@@ -34,7 +34,8 @@ def _authorize(loaded: Loaded, principal: Principal, seat: str, spectator_ok: bo
         raise InvalidArgument("seat", "is required")
     if seat == CHANCE or seat not in loaded.seats:
         raise InvalidArgument(
-            "seat", f"game {loaded.game_id!r} has no seat {quote(seat)}; seats: {sorted(loaded.seats)}"
+            "seat",
+            f"game {loaded.game_id!r} has no seat {quote(seat)}; seats: {sorted(loaded.seats)}",
         )
     if not principal.is_service and loaded.seats[seat] != principal.subject:
         raise PermissionDenied(f"seat {quote(seat)} of game {loaded.game_id!r} is not yours")

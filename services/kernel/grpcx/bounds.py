@@ -34,7 +34,8 @@ class Limits:
     id_chars: int = 128  # ids, seats, kinds, purposes: printable, no control characters
     text_chars: int = 4096  # any other string
     json_bytes: int = MAX_JSON_BYTES  # *_json strings, and Struct trees in total
-    json_depth: int = MAX_JSON_DEPTH  # nesting of *_json strings and nested messages
+    json_depth: int = MAX_JSON_DEPTH  # nesting of *_json strings
+    message_depth: int = 2 * MAX_JSON_DEPTH  # nested messages (a Struct level is two)
     repeated: int = 1000  # entries of a repeated field or map
     bytes_len: int = 64 * 1024  # bytes fields
     max_int: int = 2**62  # integers the stores hold (signed 64-bit SQLite, Lua doubles)
@@ -55,7 +56,7 @@ def check_request(message: Message, limits: Limits = LIMITS) -> None:
 
 
 def _walk(message: Message, path: str, depth: int, limits: Limits, budget: list[int]) -> None:
-    if depth > limits.json_depth:
+    if depth > limits.message_depth:
         raise InvalidArgument(path or "request", f"nests deeper than {limits.json_depth} levels")
     for field, value in message.ListFields():
         name = f"{path}.{field.name}" if path else field.name

@@ -14,7 +14,8 @@ Layout (every key of a shard carries its hash tag, so one append touches one slo
 - ``<prefix>:{s<n>}:pos``: the shard's position counter (INCR).
 - ``<prefix>:{kv}:secrets`` and ``<prefix>:{kv}:meta``: plain hashes.
 
-A game belongs to shard ``crc32(game id) % shards``. Event bodies are stored once (feed). Durability: production Redis must run with ``appendonly yes`` and
+A game belongs to shard ``crc32(game id) % shards``. Event bodies are stored once (feed).
+Durability: production Redis must run with ``appendonly yes`` and
 ``appendfsync everysec`` (at most ~1 s of acknowledged appends lost on a crash) or
 ``appendfsync always`` (none lost); without AOF a restart loses the log.
 """
@@ -211,8 +212,9 @@ class RedisEventStore:
         from_version = min(from_version, MAX_VERSION)
         start = f"{from_version}-0" if from_version > 1 else "-"
         shard = shard_of(stream, self.shards)
-        flat = await self._read(keys=[self._stream_key(stream), self._key(shard, "feed")],
-                                args=[start])
+        flat = await self._read(
+            keys=[self._stream_key(stream), self._key(shard, "feed")], args=[start]
+        )
         return [decode_envelope(flat[i + 1], int(flat[i])) for i in range(0, len(flat), 2)]
 
     async def version(self, stream: str) -> int:

@@ -138,9 +138,7 @@ class SqliteEventStore:
             cur.execute("BEGIN IMMEDIATE")
             try:
                 if key:
-                    row = cur.execute(
-                        FIND_COMMAND, (stream, key.sender, key.command_id)
-                    ).fetchone()
+                    row = cur.execute(FIND_COMMAND, (stream, key.sender, key.command_id)).fetchone()
                     if row:
                         found = replay_record(row[0], key)
                         cur.execute("COMMIT")
