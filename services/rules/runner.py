@@ -187,7 +187,7 @@ class GameRunner:
             loaded = await self.load(game_id)
             key = command_key(loaded, command, command_id)
             if key and (prior := await self.store.command_result(game_stream(game_id), key)):
-                return replace(loaded, version=prior.version), True
+                return await self.first_result(game_id, prior.version), True
             if expected is not None and expected != loaded.version:
                 raise VersionConflict(game_stream(game_id), expected, loaded.version)
             if loaded.ended:
@@ -205,9 +205,19 @@ class GameRunner:
                     raise
                 continue
             if res.deduplicated:
-                return replace(await self.load(game_id), version=res.version), True
+                return await self.first_result(game_id, res.version), True
             return await self.run_chance(game_id), False
         raise RuleViolation("the game is busy; retry the command")
+
+    async def first_result(self, game_id: str, version: int) -> Loaded:
+        """Return the game as first answered to a command that ended at version: after the
+        chance and game end that followed it (events no seat's command caused)."""
+        now = await self.load(game_id)
+        for env in await self.store.read(game_stream(game_id), version + 1):
+            if env.causation_id:
+                break
+            version = env.version
+        return replace(now, version=version)
 
     async def run_chance(self, game_id: str) -> Loaded:
         """Answer every pending chance decision, then close the game if it is over."""
