@@ -6,6 +6,7 @@ swallow another's command now answers its documented status, and appends nothing
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from collections.abc import AsyncIterator
@@ -279,3 +280,48 @@ async def test_7_internal_rpcs_validate_like_public_ones(api: Api) -> None:
     await refused(api.proj.OpenDispute(dispute, metadata=md("alice")), INVALID, "command_id")
     # and nothing was appended
     assert await api.head() == head
+
+
+RACERS = 16
+
+
+async def test_r2_racing_writers_exactly_one_wins_the_rest_aborted_nothing_else_appended(
+    api: Api,
+) -> None:
+    # given a game waiting for seat a at a known version, and many clients of their own
+    await create(api)
+    game = await api.rules.GetGame(rules_pb2.GetGameRequest(game_id="h1"), metadata=md("alice"))
+    version = game.version
+    channels = [grpc.aio.insecure_channel(f"127.0.0.1:{api.backend.port}") for _ in range(RACERS)]
+    try:
+        stubs = [rules_pb2_grpc.RulesServiceStub(ch) for ch in channels]
+        # when every client submits its own command at that expected version at once
+        calls = [
+            stub.SubmitCommand(
+                rules_pb2.SubmitCommandRequest(
+                    game_id="h1",
+                    seat="a",
+                    kind="ask_roll",
+                    command_id=f"race-{i}",
+                    expected_version=version,
+                ),
+                metadata=md("alice"),
+            )
+            for i, stub in enumerate(stubs)
+        ]
+        answers = await asyncio.gather(*calls, return_exceptions=True)
+    finally:
+        for ch in channels:
+            await ch.close()
+    # then exactly one wins and every other answer is ABORTED
+    wins = [a for a in answers if isinstance(a, rules_pb2.SubmitCommandResponse)]
+    codes = [a.code() for a in answers if isinstance(a, grpc.aio.AioRpcError)]
+    assert len(wins) == 1, answers
+    assert codes == [grpc.StatusCode.ABORTED] * (RACERS - 1)
+    # and the stream holds the winner's command (and the chance it caused), nothing else
+    events = await api.store.read("game-h1", version + 1)
+    assert [e.causation_id for e in events if e.causation_id] == [
+        e.causation_id for e in events if e.type == "RollAsked"
+    ]
+    assert sum(e.type == "RollAsked" for e in events) == 1
+    assert events[-1].version == wins[0].version
