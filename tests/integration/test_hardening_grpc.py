@@ -222,6 +222,17 @@ async def test_5_a_retry_after_the_game_ended_answers_the_first_result(api: Api)
     assert again.deduplicated and again.version == answer.version
     assert json.loads(again.outcome_json)["winner"] in SEATS
 
+    # and dispute ids, too, belong to the player who opened the dispute
+    def dispute(seat: str, reason: str = "check"):
+        request = ppb.OpenDisputeRequest(game_id="h1", seat=seat, reason=reason, command_id="d1")
+        return api.proj.OpenDispute(request, metadata=md(SEATS[seat]))
+
+    mine, theirs = await dispute("a"), await dispute("b")
+    assert not mine.deduplicated and not theirs.deduplicated and theirs.version > mine.version
+    retry = await dispute("a")
+    assert retry.deduplicated and retry.version == mine.version
+    await refused(dispute("a", "other"), grpc.StatusCode.ALREADY_EXISTS, "d1")
+
 
 async def test_6_echo_is_not_served_and_outsiders_see_no_player_ids(api: Api) -> None:
     from fallen.echo.v1 import echo_pb2, echo_pb2_grpc

@@ -133,6 +133,7 @@ def _scalar(field: FieldDescriptor, known: tuple[str, ...], depth: int) -> Any:
     if t in (FieldDescriptor.TYPE_DOUBLE, FieldDescriptor.TYPE_FLOAT):
         return st.floats(allow_nan=False, width=32 if t == FieldDescriptor.TYPE_FLOAT else 64)
     if t == FieldDescriptor.TYPE_ENUM:
+        assert field.enum_type is not None
         return st.sampled_from([v.number for v in field.enum_type.values])
     if t in INT_RANGES:
         lo, hi = INT_RANGES[t]

@@ -77,8 +77,10 @@ def _check_map(
     entries = dict(value)  # type: ignore[call-overload]
     if len(entries) > limits.repeated:
         raise InvalidArgument(name, f"has more than {limits.repeated} entries")
-    key_field = field.message_type.fields_by_name["key"]
-    value_field = field.message_type.fields_by_name["value"]
+    entry = field.message_type
+    assert entry is not None
+    key_field = entry.fields_by_name["key"]
+    value_field = entry.fields_by_name["value"]
     for key, item in entries.items():
         if isinstance(key, str):
             _check_string(key, f"{name} key", field.name, limits, budget, strict=True)
