@@ -18,7 +18,10 @@ KEY_KIND = re.compile(r"^[^:]+:\{[^}]+\}:([a-z]+)")
 
 
 async def _memory_by_kind(url: str, prefix: str) -> dict[str, int]:
-    """Return MEMORY USAGE summed per key kind (feed, stream, cmds, heads, ...) of a prefix."""
+    """Return MEMORY USAGE summed per key kind (feed, stream, cmds, heads, ...) of a prefix.
+
+    Only the event store's keys carry the prefix; projection views live under their own.
+    """
     import redis.asyncio as aioredis
 
     client = aioredis.from_url(url, decode_responses=True)
@@ -34,6 +37,7 @@ async def _memory_by_kind(url: str, prefix: str) -> dict[str, int]:
 async def _play(url: str, game: str, games: int) -> dict[str, Any]:
     """Play bot games through gRPC on a Redis store; return bytes per finished game."""
     import grpc
+    from fallen.projections.v1 import projections_pb2_grpc
     from fallen.rules.v1 import rules_pb2_grpc
 
     from services.app import serve
@@ -50,9 +54,10 @@ async def _play(url: str, game: str, games: int) -> dict[str, Any]:
     try:
         async with grpc.aio.insecure_channel(f"127.0.0.1:{backend.port}") as ch:
             stub = rules_pb2_grpc.RulesServiceStub(ch)
+            views = projections_pb2_grpc.ProjectionServiceStub(ch)
             policies = {seat: random_legal for seat in seats}
             for i in range(games):
-                await play_game(stub, game, seats, policies, f"m{i}")
+                await play_game(stub, views, game, seats, policies, f"m{i}")
         events = await store.head_position()
     finally:
         await backend.stop()
@@ -80,7 +85,6 @@ def bench_redis_memory(
     from services.kernel.localservers import redis_server
 
     os.environ.setdefault("FALLEN_DEV", "1")
-    os.environ.setdefault("FALLEN_PROJECTIONS", "external")  # the event store alone
     if redis_url:
         typer.echo(json.dumps(asyncio.run(_play(redis_url, game, games))))
         return

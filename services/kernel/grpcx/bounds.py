@@ -49,10 +49,20 @@ def is_id_field(name: str) -> bool:
     return name in ID_NAMES or name.endswith(ID_SUFFIXES)
 
 
+MAX_PATH_PARTS = 3
+
+
 def check_request(message: Message, limits: Limits = LIMITS) -> None:
     """Raise InvalidArgument unless every field of message is within limits."""
     budget = [limits.json_bytes * 4]  # total characters across the whole request
-    _walk(message, "", 0, limits, budget)
+    try:
+        _walk(message, "", 0, limits, budget)
+    except InvalidArgument as exc:
+        parts = exc.field.split(".")
+        if len(parts) <= MAX_PATH_PARTS:
+            raise
+        short = ".".join(parts[:MAX_PATH_PARTS]) + "..."
+        raise InvalidArgument(short, str(exc).split(": ", 1)[-1]) from None
 
 
 def _walk(message: Message, path: str, depth: int, limits: Limits, budget: list[int]) -> None:
