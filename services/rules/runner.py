@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from services.deck.engine import DeckEngine
 from services.dice.port import DicePort
 from services.kernel.boundedjson import loads_bounded
 from services.kernel.canonical import canonical_json
@@ -21,7 +22,16 @@ from services.kernel.errors import (
 from services.kernel.games import GAME_CREATED, GAME_ENDED, check_game_id, game_stream
 from services.kernel.store.base import ANY_VERSION, CommandKey, EventStore
 from services.kernel.upcast import for_rules
-from services.rules.common.api import CHANCE, Command, Event, GameRules, Pending, Setup
+from services.rules.kernel.api import (
+    CHANCE,
+    DECK_KINDS,
+    Command,
+    Event,
+    GameRules,
+    Pending,
+    Setup,
+)
+from services.rules.kernel.deck import DeckPort, DeckServicePort
 from services.rules.registry import load
 
 KERNEL_EVENTS = (GAME_CREATED, GAME_ENDED)
@@ -93,9 +103,11 @@ class GameRunner:
         dice: DicePort,
         extra: dict[str, GameRules] | None = None,
         only: tuple[str, ...] | None = None,
+        deck: DeckPort | None = None,
     ) -> None:
         self.store = store
         self.dice: DicePort = dice
+        self.deck: DeckPort = deck or DeckServicePort(DeckEngine(store, dice))
         self.extra = extra or {}
         self.only = only
         self._cache: dict[str, Loaded] = {}
@@ -237,6 +249,8 @@ class GameRunner:
                 cmd = Command(
                     CHANCE, "roll", {"faces": [d.face for d in roll.results], "nonce": roll.nonce}
                 )
+            elif req.kind in DECK_KINDS:
+                cmd = await self.deck.answer(game_id, req)
             else:
                 perm = await self.dice.shuffle(game_id, req.purpose, req.count)
                 cmd = Command(CHANCE, "shuffle", {"order": list(perm.order), "nonce": perm.nonce})
