@@ -74,14 +74,17 @@ async def serve(
     extra_games: dict[str, GameRules] | None = None,
     pools: str = "",
     matchmaking_state: str = "memory",
+    echo: bool = False,
 ) -> Backend:
     """Start serving one service (or all) on address; return the running backend.
 
     pools maps rules pools to endpoints for the matchmaker ('pool=host:port,...'); serving
-    all, every pool not named is this server itself.
+    all, every pool not named is this server itself. echo adds the unauthenticated
+    EchoService, the benchmark's raw-gRPC baseline; only ``fallenctl bench`` asks for it,
+    so a served backend never exposes it.
     """
     channels: list[grpc.aio.Channel] = []
-    mounts: list[Mount] = [echo_mount()]
+    mounts: list[Mount] = [echo_mount()] if echo else []
     if service == ALL:
         dice = DiceEngine(store)
         runner = GameRunner(store, dice, extra_games)
