@@ -72,7 +72,7 @@ def enq(game: str, mode: str, party: tuple[str, ...] = (), **prefs: object) -> p
         (enq("land", "epic", ("no spaces",)), "party"),
         (enq("land", "epic", tuple(f"f{i}" for i in range(6))), "party"),
         (enq("fallen", "ranked", role="wizard"), "preferences.role"),
-        (enq("worlds", "pvp", role="first"), "preferences.role"),
+        (enq("worlds", "pvp", role="p1"), "preferences.role"),
         (enq("fallen", "ranked", seat_counts=[2]), "preferences.seat_counts"),
         (enq("land", "standard", seat_counts=[6]), "preferences.seat_counts"),
         (enq("land", "standard", ("b", "c"), seat_counts=[2]), "preferences.seat_counts"),

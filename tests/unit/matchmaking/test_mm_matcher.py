@@ -109,7 +109,7 @@ def test_solo_and_bot_modes_start_at_once() -> None:
     # then each is matched alone, the bot taking the other Worlds seat
     assert len(solo) == 1 and len(bot) == 1
     assert seats_of("land/solo1", solo[0]) == {"p1": "p1.0"}
-    assert seats_of("worlds/vs_bot", bot[0]) == {"first": "p2.0", "second": "bot:worlds:0"}
+    assert seats_of("worlds/vs_bot", bot[0]) == {"p1": "p2.0", "p2": "bot:worlds:0"}
 
 
 def test_fallen_vs_bot_honours_the_role() -> None:
