@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 
-from services.rules.worlds import moves
-from services.rules.worlds.board import Board, of_type, with_card
+from services.rules.common.api import Event
+from services.rules.worlds.board import Board, health_left, of_type
 from services.rules.worlds.cards import Effect
+from services.rules.worlds.facts import fact, fold
+from services.rules.worlds.table import Table
 from services.rules.worlds.vocab import SINGLE_TARGETS
 
 
@@ -57,49 +58,70 @@ def targets_of(board: Board, seat: str, effect: Effect, chosen: str, source: str
     return []
 
 
-def apply(
-    board: Board, seat: str, effect: Effect, chosen: str = "", source: str = ""
-) -> tuple[Board, int]:
-    """Apply one primitive; return the board and how many cards the seat must now draw."""
+def _mods(effect: Effect) -> dict[str, int]:
+    m = effect.mods
+    raw = {"dmg": m.dmg, "atk": m.atk, "def": m.defence, "hp": m.hp}
+    return {k: v for k, v in raw.items() if v}
+
+
+def facts_for(
+    table: Table, seat: str, effect: Effect, chosen: str = "", source: str = ""
+) -> tuple[list[Event], int]:
+    """The events one primitive causes, and how many cards the seat must now draw."""
+    board = table.board
     uids = targets_of(board, seat, effect, chosen, source)
+    out: list[Event] = []
     if effect.op == "deal_damage":
-        for uid in uids:
-            board = moves.damage(board, uid, effect.n)
-        return moves.remove_dead(board)[0], 0
-    if effect.op == "heal":
-        for uid in uids:
-            board = moves.heal(board, uid, effect.n)
-        return board, 0
-    if effect.op == "modify":
-        for uid in uids:
-            p = board.get(uid)
-            if effect.until == "turn":
-                board = with_card(board, replace(p, temp=p.temp + effect.mods))
-            else:
-                board = with_card(board, replace(p, perm=p.perm + effect.mods))
-        return moves.remove_dead(board)[0], 0
-    if effect.op == "draw":
-        return board, min(effect.n, board.side(seat).library)
-    if effect.op == "gain_resources":
-        return moves.change_pool(board, seat, effect.n), 0
-    if effect.op == "capital":
+        out = [fact("card_damaged", uid=u, amount=effect.n, source=source) for u in uids]
+    elif effect.op == "heal":
+        out = [
+            fact("card_healed", uid=u, amount=min(effect.n, board.get(u).damage))
+            for u in uids
+            if board.get(u).damage
+        ]
+    elif effect.op == "modify":
+        out = [fact("card_modified", uid=u, mods=_mods(effect), until=effect.until) for u in uids]
+    elif effect.op == "draw":
+        return [], min(effect.n, board.side(seat).library)
+    elif effect.op == "gain_resources":
+        out = [fact("resources_changed", seat=seat, delta=effect.n, reason="card")]
+    elif effect.op == "capital":
         who = seat if effect.seat == "self" else board.other(seat)
-        return moves.change_capital(board, who, effect.n), 0
-    if effect.op == "destroy":
-        for uid in uids:
-            board = moves.destroy(board, uid)
-        return board, 0
-    if effect.op == "lock":
-        return moves.lock(board, uids), 0
-    raise ValueError(f"unknown primitive {effect.op}")
+        out = [fact("capital_changed", seat=who, delta=effect.n, reason="card")]
+    elif effect.op == "destroy":
+        out = [
+            fact("card_destroyed", uid=u, card=board.get(u).card, owner=board.get(u).owner)
+            for u in uids
+        ]
+    elif effect.op == "lock":
+        out = [fact("card_locked", uid=u) for u in uids]
+    return out, 0
 
 
-def apply_all(
-    board: Board, seat: str, effects: Sequence[Effect], chosen: str = "", source: str = ""
-) -> tuple[Board, int]:
-    """Apply effects in order; return the board and the total cards to draw."""
+def dead_facts(table: Table) -> list[Event]:
+    """Cards at 0 Hp or less go to their owners' graveyards."""
+    return [
+        fact("card_destroyed", uid=p.uid, card=p.card, owner=p.owner)
+        for p in table.board.play
+        if health_left(table.board, p.uid) <= 0
+    ]
+
+
+def run(table: Table, events: Sequence[Event]) -> Table:
+    """Fold events into a table."""
+    for event in events:
+        table = fold(table, event)
+    return table
+
+
+def resolve_all(
+    table: Table, seat: str, effects: Sequence[Effect], chosen: str = "", source: str = ""
+) -> tuple[list[Event], int]:
+    """The events of a card's effects in order, then the cards they killed; plus draws owed."""
+    out: list[Event] = []
     draws = 0
     for effect in effects:
-        board, n = apply(board, seat, effect, chosen, source)
+        events, n = facts_for(run(table, out), seat, effect, chosen, source)
+        out += events
         draws += n
-    return board, draws
+    return out + dead_facts(run(table, out)), draws

@@ -6,8 +6,9 @@ import pytest
 
 from services.rules.worlds import effects, moves
 from services.rules.worlds.board import Board, health_left, new_board, stats
-from services.rules.worlds.cards import Stats, catalog
+from services.rules.worlds.cards import Effect, Stats, catalog
 from services.rules.worlds.combat import CombatPlan, Outcome
+from services.rules.worlds.table import Table
 
 CAT = catalog()
 
@@ -20,6 +21,12 @@ def _table(p1_hand: tuple[str, ...] = (), p2_hand: tuple[str, ...] = (), pool: i
         board = moves.draw(board, "p2", card)
     board = moves.change_pool(board, "p1", pool)
     return moves.change_pool(board, "p2", pool)
+
+
+def _resolve(board: Board, fx: tuple[Effect, ...], chosen: str = "") -> tuple[Board, int]:
+    table = Table(board=board)
+    events, draws = effects.resolve_all(table, "p1", fx, chosen=chosen)
+    return effects.run(table, events).board, draws
 
 
 def test_deploying_a_creature_pays_its_cost_and_it_cannot_attack_yet() -> None:
@@ -78,7 +85,7 @@ def test_an_event_deals_damage_and_a_creature_at_zero_leaves_at_once() -> None:
     assert effects.target_kind(event.effects) == "enemy_creature"
     assert effects.options(board, "p1", "enemy_creature") == [rifleman]
     board = moves.play_event(board, "p1", "ns_ambush")
-    board, draws = effects.apply_all(board, "p1", event.effects, chosen=rifleman)
+    board, draws = _resolve(board, event.effects, chosen=rifleman)
     assert not board.has(rifleman) and draws == 0
     assert board.side("p2").graveyard == ("uea_rifleman",)
     assert board.side("p1").graveyard == ("ns_ambush",)
@@ -86,13 +93,13 @@ def test_an_event_deals_damage_and_a_creature_at_zero_leaves_at_once() -> None:
 
 def test_draw_and_capital_effects() -> None:
     board = _table(("dae_blood_pact",))
-    board, draws = effects.apply_all(board, "p1", CAT["dae_blood_pact"].effects)
+    board, draws = _resolve(board, CAT["dae_blood_pact"].effects)
     assert draws == 2 and board.side("p1").capital == 18
 
 
 def test_temporary_modifiers_end_with_the_turn_and_permanent_ones_stay() -> None:
     board, uid = moves.deploy(_table(("uea_marine",)), "p1", "uea_marine")
-    board, _ = effects.apply_all(board, "p1", CAT["fel_pounce"].effects, chosen=uid)
+    board, _ = _resolve(board, CAT["fel_pounce"].effects, chosen=uid)
     assert stats(board, uid).atk == 5
     assert stats(moves.end_turn(board), uid).atk == 3
 
