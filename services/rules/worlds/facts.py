@@ -72,18 +72,19 @@ def _modified(b: Board, d: Mapping[str, Any]) -> Board:
     return with_card(b, replace(p, perm=p.perm + mods))
 
 
-def _attackers(t: Table, d: Mapping[str, Any]) -> Table:
-    board = moves.lock(t.board, d["attackers"])
-    return replace(t, board=board, turn=replace(t.turn, attackers=tuple(d["attackers"])))
+def _attacker(t: Table, d: Mapping[str, Any]) -> Table:
+    board = moves.lock(t.board, [d["uid"]])
+    return replace(t, board=board, turn=replace(t.turn, attackers=(*t.turn.attackers, d["uid"])))
 
 
-def _defenders(t: Table, d: Mapping[str, Any]) -> Table:
-    blocks = tuple((k, tuple(v)) for k, v in d["blocks"].items())
-    return replace(t, turn=replace(t.turn, blocks=blocks))
+def _lined_up(t: Table, d: Mapping[str, Any]) -> Table:
+    blocks = dict(t.turn.blocks)
+    blocks[d["defender"]] = (*blocks.get(d["defender"], ()), d["attacker"])
+    return replace(t, turn=replace(t.turn, blocks=tuple(blocks.items())))
 
 
-def _orders(t: Table, d: Mapping[str, Any]) -> Table:
-    orders = tuple((k, (v[0], v[1])) for k, v in d["orders"].items())
+def _order(t: Table, d: Mapping[str, Any]) -> Table:
+    orders = (*t.turn.orders, (d["uid"], (d["order"], d.get("target", ""))))
     return replace(t, turn=replace(t.turn, orders=orders))
 
 
@@ -129,9 +130,9 @@ FOLDS: dict[str, Fold] = {
     "card_damaged": _board(lambda b, d: moves.damage(b, d["uid"], d["amount"])),
     "card_modified": _board(_modified),
     "card_locked": _board(lambda b, d: moves.lock(b, [d["uid"]])),
-    "attackers_declared": _attackers,
-    "defenders_declared": _defenders,
-    "orders_given": _orders,
+    "attacker_declared": _attacker,
+    "defender_lined_up": _lined_up,
+    "order_given": _order,
     "strike_rolled": _strike,
     "raid": _raid,
     "card_destroyed": _board(lambda b, d: moves.destroy(b, d["uid"])),

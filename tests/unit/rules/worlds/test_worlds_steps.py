@@ -69,9 +69,9 @@ def test_combat_rolls_then_resolution_applies_damage_and_raids() -> None:
     table = run(
         table,
         [
-            fact("attackers_declared", seat="p1", attackers=[marine, rifle]),
-            fact("defenders_declared", seat="p2", blocks={brute: [marine]}),
-            fact("orders_given", seat="p1", orders={}),
+            fact("attacker_declared", seat="p1", uid=marine),
+            fact("attacker_declared", seat="p1", uid=rifle),
+            fact("defender_lined_up", seat="p2", defender=brute, attacker=marine),
         ],
     )
     # when both duel sides roll 6 and the rifleman raids
