@@ -12,7 +12,7 @@ from typing import Any
 
 from services.dice import fair
 from services.rules.common.api import Event
-from services.rules.worlds import choices, steps
+from services.rules.worlds import bot, choices, steps
 from services.rules.worlds.cards import catalog
 from services.rules.worlds.decks import build_library
 from services.rules.worlds.effects import run
@@ -21,6 +21,7 @@ from services.rules.worlds.table import Table
 from services.rules.worlds.turn import RESOURCE_FACES, START_HAND
 
 SEATS = ("p1", "p2")
+Option = tuple[str, dict[str, Any]]
 
 
 @dataclass
@@ -34,6 +35,7 @@ class Game:
     decks: dict[str, tuple[str, ...]] = field(default_factory=dict)
     nonce: int = 0
     step: int = 0
+    policies: dict[str, str] = field(default_factory=dict)
 
     def emit(self, events: list[Event]) -> None:
         """Fold events into the table and keep them."""
@@ -59,6 +61,12 @@ class Game:
                 return
             card = self.libraries[seat].pop(0)
             self.emit(steps.drawn(seat, card, len(self.libraries[seat])))
+
+    def choose(self, seat: str, options: list[Option]) -> Option:
+        """The seat's policy picks one option ("heuristic" sees only its information set)."""
+        if self.policies.get(seat) == "heuristic":
+            return options[bot.choose(bot.mask(self.table, seat), seat, options)]
+        return self.pick(options)
 
     @property
     def over(self) -> bool:
@@ -86,9 +94,9 @@ def start(seed: str, decks: dict[str, str]) -> Game:
     return game
 
 
-def _act(game: Game, seat: str, options: list[tuple[str, dict[str, Any]]]) -> bool:
+def _act(game: Game, seat: str, options: list[Option]) -> bool:
     """Pick one option (or stop); apply it. Return False when the seat chose to stop."""
-    kind, args = game.pick([("done", {}), *options])
+    kind, args = game.choose(seat, [("done", {}), *options])
     if kind == "done":
         return False
     handler = choices.deploy_events if kind == "deploy" else choices.ability_events
@@ -111,13 +119,19 @@ def _use_and_deploy(game: Game, seat: str, deploy: bool) -> None:
 def _combat(game: Game, seat: str) -> None:
     foe = game.table.board.other(seat)
     game.emit([fact("phase_started", seat=seat, phase="combat")])
-    while (opts := choices.attack_options(game.table)) and game.pick([True, False]):
-        game.emit([fact("attacker_declared", seat=seat, **game.pick(opts))])
-    while (opts := choices.block_options(game.table, foe)) and game.pick([True, True, False]):
-        game.emit([fact("defender_lined_up", seat=foe, **game.pick(opts))])
+    while opts := choices.attack_options(game.table):
+        kind, args = game.choose(seat, [("done", {}), *(("attack", o) for o in opts)])
+        if kind == "done":
+            break
+        game.emit([fact("attacker_declared", seat=seat, **args)])
+    while opts := choices.block_options(game.table, foe):
+        kind, args = game.choose(foe, [("done", {}), *(("block", o) for o in opts)])
+        if kind == "done":
+            break
+        game.emit([fact("defender_lined_up", seat=foe, **args)])
     while opts := choices.order_options(game.table):
-        order = game.pick(opts)
-        game.emit([fact("order_given", seat=seat, **order)])
+        _, args = game.choose(seat, [("order", o) for o in opts])
+        game.emit([fact("order_given", seat=seat, **args)])
     _use_and_deploy(game, foe, deploy=False)  # the defender's priority window
     for strike in steps.strike_list(game.table):
         game.emit([steps.strike_fact(game.table, strike, 1 + game.uniform(6))])
@@ -147,14 +161,20 @@ def play_turn(game: Game, seat: str) -> None:
     game.emit(steps.resolution_phase(game.table))
     game.check_end()
     for _ in range(steps.discards_owed(game.table)):
-        card = game.pick(choices.discard_options(game.table, seat))["card"]
+        _, args = game.choose(
+            seat, [("discard", o) for o in choices.discard_options(game.table, seat)]
+        )
+        card = args["card"]
         game.emit([fact("card_discarded", seat=seat, card=card)])
     game.emit(steps.end_turn(game.table))
 
 
-def play(seed: str, decks: dict[str, str], max_turns: int = 400) -> Game:
+def play(
+    seed: str, decks: dict[str, str], policies: dict[str, str] | None = None, max_turns: int = 400
+) -> Game:
     """Play a whole game; the first player comes from a fair draw."""
     game = start(seed, decks)
+    game.policies = dict(policies or {})
     seat = SEATS[game.uniform(2)]
     for _ in range(max_turns):
         play_turn(game, seat)
