@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 from services.rules.worlds.cards import Card, Stats, catalog
 from services.rules.worlds.turn import START_CAPITAL, effective, keywords_of
+
+NO_AURA = Stats()
 
 
 @dataclass(frozen=True)
@@ -90,22 +93,36 @@ def of_type(board: Board, seat: str, kind: str) -> list[InPlay]:
 
 def auras(board: Board, seat: str) -> list[Stats]:
     """The stat auras of a seat's Scenarios (they modify its creatures)."""
-    return [catalog()[p.card].aura for p in of_type(board, seat, "scenario")]
+    cards = catalog()
+    out = []
+    for p in board.play:
+        if p.owner == seat and cards[p.card].type == "scenario" and cards[p.card].aura != NO_AURA:
+            out.append(cards[p.card].aura)
+    return out
+
+
+@lru_cache(maxsize=1 << 16)
+def _stats(p: InPlay, extra: tuple[Stats, ...], attacking: bool) -> Stats:
+    carried = [catalog()[a] for a in p.attached]
+    return effective(catalog()[p.card], carried, extra, [p.temp, p.perm], attacking)
 
 
 def stats(board: Board, uid: str, attacking: bool = False) -> Stats:
     """Effective stats of a card in play (attachments, auras, modifiers, Frenzy)."""
     p = board.get(uid)
-    card = catalog()[p.card]
-    carried = [catalog()[a] for a in p.attached]
-    extra = auras(board, p.owner) if card.type == "creature" else []
-    return effective(card, carried, extra, [p.temp, p.perm], attacking)
+    creature = catalog()[p.card].type == "creature"
+    return _stats(p, tuple(auras(board, p.owner)) if creature else (), attacking)
+
+
+@lru_cache(maxsize=1 << 12)
+def _keywords(card: str, attached: tuple[str, ...]) -> frozenset[str]:
+    return keywords_of(catalog()[card], [catalog()[a] for a in attached])
 
 
 def keywords(board: Board, uid: str) -> frozenset[str]:
     """Keywords of a card in play, with those its attachments grant."""
     p = board.get(uid)
-    return keywords_of(catalog()[p.card], [catalog()[a] for a in p.attached])
+    return _keywords(p.card, p.attached)
 
 
 def health_left(board: Board, uid: str) -> int:

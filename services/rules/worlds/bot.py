@@ -30,7 +30,8 @@ def mask(table: Table, seat: str) -> Table:
     return replace(table, board=board)
 
 
-def _after(table: Table, seat: str, option: Option) -> float:
+def value_after(table: Table, seat: str, option: Option) -> float:
+    """Board value for the seat after an option (drawn cards counted at a flat value)."""
     kind, args = option
     handler = choices.deploy_events if kind == "deploy" else choices.ability_events
     events, draws = handler(table, seat, args)
@@ -67,7 +68,7 @@ def choose(table: Table, seat: str, options: Sequence[Option]) -> int:
     best, best_gain = done if done is not None else 0, 0.01
     for i, option in enumerate(options):
         if option[0] in ("deploy", "use"):
-            gain = _after(table, seat, option) - base
+            gain = value_after(table, seat, option) - base
             if gain > best_gain:
                 best, best_gain = i, gain
     return best

@@ -79,8 +79,9 @@ def strike_list(table: Table) -> list[Strike]:
 
 def strike_fact(table: Table, strike: Strike, roll: int) -> Event:
     """One combat roll and what it does."""
-    fighters = moves.fighters(table.board, plan_of(table))
-    me, foe = fighters[strike.striker], fighters[strike.target]
+    attackers = set(table.turn.attackers)
+    me = stats(table.board, strike.striker, strike.striker in attackers)
+    foe = stats(table.board, strike.target, strike.target in attackers)
     hit = is_hit(roll, me.atk, foe.defence)
     return fact(
         "strike_rolled",

@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from worlds_turns import SEATS, Game, play
 
 from services.rules.worlds import vocab
 from services.rules.worlds.board import health_left
 from services.rules.worlds.effects import run
+from services.rules.worlds.search import heuristic
+from services.rules.worlds.simulate import SEATS, Game, play
 from services.rules.worlds.table import Table
 
 GAMES = 30
@@ -68,7 +69,7 @@ def test_the_heuristic_beats_random_play_most_of_the_time() -> None:
         game = play(
             f"bot-{n}",
             {"p1": vocab.FACTIONS[n % 7], "p2": vocab.FACTIONS[(n + 3) % 7]},
-            {seat: "heuristic"},
+            {seat: heuristic},
         )
         wins += game.table.winner == seat
     # then it wins clearly more than half (90% over 40 games when measured)
