@@ -26,8 +26,18 @@ from services.rules.service import mount as rules_mount
 log = logging.getLogger("fallen.app")
 
 ALL = "all"
-SINGLE_SERVICES = ("dice", "deck", "rules", "rules-fallen", "relay", "projections")
+SINGLE_SERVICES = (
+    "dice",
+    "deck",
+    "rules",
+    "rules-fallen",
+    "relay",
+    "projections",
+    "bots",
+    "bots-worlds",
+)
 RULES_POOLS = {"rules": None, "rules-fallen": ("fallen",)}
+BOT_POOLS: dict[str, tuple[str, ...]] = {"bots": (), "bots-worlds": ("worlds",)}
 
 
 @dataclass
@@ -80,8 +90,8 @@ async def serve(
         mounts += [dice_mount(dice), _deck_mount(store, dice), rules_mount(runner)]
     elif service == "dice":
         mounts.append(dice_mount(DiceEngine(store)))
-    elif service == "relay":
-        pass  # health and metrics only; the relay itself runs as a background job
+    elif service == "relay" or service in BOT_POOLS:
+        pass  # health and metrics only; the relay or the bot workers run as background jobs
     elif service == "projections":
         pass  # the read API and its runners are added below
     elif service == "deck" or service in RULES_POOLS:

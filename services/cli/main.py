@@ -52,6 +52,12 @@ def serve(
     shard: Annotated[
         int | None, typer.Option(envvar="FALLEN_SHARD", help="relay: the one shard to relay")
     ] = None,
+    rules: Annotated[
+        str | None, typer.Option(envvar="FALLEN_RULES_ADDR", help="bots: rules service address")
+    ] = None,
+    workers: Annotated[
+        int, typer.Option(envvar="FALLEN_BOT_WORKERS", help="bots: workers in this process")
+    ] = 1,
 ) -> None:
     """Serve every service on one address, or one service alone."""
     from services.kernel.auth import jwt_secret
@@ -68,11 +74,42 @@ def serve(
         from prometheus_client import start_http_server
 
         start_http_server(metrics_port, addr=address.rsplit(":", 1)[0])
-    asyncio.run(_serve(service, address, store, stream, dice, shard))
+    bots = (rules, workers) if service.startswith("bots") else None
+    asyncio.run(_serve(service, address, store, stream, dice, shard, bots))
+
+
+def _bot_jobs(
+    service: str, store_url: str, bots: tuple[str | None, int], stop: asyncio.Event
+) -> list[Callable[[], Coroutine[Any, Any, None]]]:
+    """The bot workers of a bots pool (they read the Redis feed, act through rules gRPC)."""
+    from services.app import BOT_POOLS
+    from services.bots.worker import BotWorker
+    from services.kernel.store.factory import open_store
+    from services.kernel.store.redis import RedisEventStore
+
+    rules, workers = bots
+    store = open_store(store_url)
+    if not isinstance(store, RedisEventStore) or not rules:
+        raise typer.BadParameter(f"{service} needs --store redis://... and --rules HOST:PORT")
+    games = BOT_POOLS.get(service)
+    if games is None:
+        raise typer.BadParameter(f"unknown bot pool {service}; choose from {sorted(BOT_POOLS)}")
+    return [
+        functools.partial(
+            BotWorker(store.url, rules, store.prefix, store.shards, games=games).run, stop
+        )
+        for _ in range(max(1, workers))
+    ]
 
 
 async def _serve(
-    service: str, address: str, store_url: str, stream: str, dice: str | None, shard: int | None
+    service: str,
+    address: str,
+    store_url: str,
+    stream: str,
+    dice: str | None,
+    shard: int | None,
+    bots: tuple[str | None, int] | None = None,
 ) -> None:
     from services.app import serve as start
     from services.kernel.store.factory import open_store
@@ -90,6 +127,8 @@ async def _serve(
         for n in shards:
             relay = KafkaRelay(store, bootstrap, shard=n)
             background.append(functools.partial(relay.run_forever, stop))
+    elif bots is not None:
+        background += _bot_jobs(service, store_url, bots, stop)
     elif stream not in ("memory", "redis"):
         raise typer.BadParameter(
             f"--stream must be memory, redis or kafka://HOST:PORT, not {stream}"
