@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
-import json
 import logging
 import uuid
 from collections.abc import Callable, Mapping
@@ -26,6 +25,7 @@ from typing import Any
 
 import grpc
 import redis.asyncio as aioredis
+from fallen.projections.v1 import projections_pb2, projections_pb2_grpc
 from fallen.rules.v1 import rules_pb2, rules_pb2_grpc
 from redis.exceptions import ResponseError
 
@@ -33,6 +33,7 @@ from services.bots.policies import Policy, Turn, parse_choices, policy_for
 from services.kernel.auth import issue_token
 from services.kernel.envelope import Envelope
 from services.kernel.games import GAME_CREATED, game_info
+from services.kernel.grpcx.structs import struct_to_py, to_struct
 from services.kernel.store.redis import RedisEventStore, feed_envelopes, feed_key, read_entries
 
 log = logging.getLogger("fallen.bots")
@@ -89,6 +90,7 @@ class BotWorker:
         claim_idle_ms: int = CLAIM_IDLE_MS,
         policies: Callable[[str, str], Policy] = policy_for,
         games: tuple[str, ...] = (),
+        views_target: str = "",
     ) -> None:
         self.keys = [feed_key(prefix, n) for n in range(shards)]
         self.consumer = consumer or f"bot-{uuid.uuid4().hex[:8]}"
@@ -101,6 +103,8 @@ class BotWorker:
         self._store = RedisEventStore(redis_url, shards=shards, prefix=prefix)
         self._channel = grpc.aio.insecure_channel(rules_target)
         self._stub = rules_pb2_grpc.RulesServiceStub(self._channel)
+        self._views_channel = grpc.aio.insecure_channel(views_target or rules_target)
+        self._views = projections_pb2_grpc.ProjectionServiceStub(self._views_channel)
         token = issue_token("bots", service=True)
         self._md = (("authorization", f"Bearer {token}"),)
         self._games: dict[str, BotGame | None] = {}
@@ -156,11 +160,14 @@ class BotWorker:
         choices = parse_choices(legal.commands)
         if not choices:
             return False
-        view = await self._stub.GetView(
-            rules_pb2.GetViewRequest(game_id=game_id, seat=seat), metadata=self._md
+        view = await self._views.GetView(
+            projections_pb2.GetViewRequest(
+                game_id=game_id, seat=seat, min_version=legal.version, wait_ms=10_000
+            ),
+            metadata=self._md,
         )
         turn = Turn(
-            bot.game, game_id, seat, legal.version, json.loads(view.view_json), choices, bot.seed
+            bot.game, game_id, seat, legal.version, struct_to_py(view.view), choices, bot.seed
         )
         pick = choices[self.policies(bot.game, bot.policy)(turn)]
         try:
@@ -169,7 +176,7 @@ class BotWorker:
                     game_id=game_id,
                     seat=seat,
                     kind=pick.kind,
-                    args_json=json.dumps(pick.args),
+                    args=to_struct(pick.args),
                     command_id=command_id(bot, seat, legal.version),
                     expected_version=legal.version,
                 ),
@@ -226,5 +233,6 @@ class BotWorker:
         """Close connections."""
         with contextlib.suppress(Exception):
             await self._channel.close()
+            await self._views_channel.close()
         await self._store.close()
         await self._redis.aclose()

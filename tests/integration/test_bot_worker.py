@@ -7,7 +7,6 @@ stands in for an engine so the pool is tested on its own.
 from __future__ import annotations
 
 import asyncio
-import json
 import uuid
 
 import grpc
@@ -16,6 +15,7 @@ from fallen.rules.v1 import rules_pb2, rules_pb2_grpc
 from services.app import serve
 from services.bots.worker import BotWorker
 from services.kernel.auth import issue_token
+from services.kernel.grpcx.structs import to_struct
 from services.kernel.store.redis import RedisEventStore
 from tests.support.toy_game import RULES as TOY
 
@@ -30,7 +30,7 @@ async def _create(stub: rules_pb2_grpc.RulesServiceStub, bots: list[str]) -> str
     options = {"bots": bots, "bot_seed": "s7"}
     created = await stub.CreateGame(
         rules_pb2.CreateGameRequest(
-            game="toy", seats={"a": "alice", "b": "bob"}, options_json=json.dumps(options)
+            game="toy", seats={"a": "alice", "b": "bob"}, options=to_struct(options)
         ),
         metadata=_md(),
     )
