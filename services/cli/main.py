@@ -19,6 +19,7 @@ from services.cli import (
 from services.cli.bench import bench_app
 from services.cli.play import play, view
 from services.projections import bench as _pbench  # noqa: F401  (bench projections, replay)
+from services.projections import bench_watch as _wbench  # noqa: F401  (bench watchers)
 from services.projections.cli import register as register_projections
 
 app = typer.Typer(help="Run and operate the Fallen backend.", no_args_is_help=True)
@@ -61,6 +62,12 @@ def serve(
     workers: Annotated[
         int, typer.Option(envvar="FALLEN_BOT_WORKERS", help="bots: workers in this process")
     ] = 1,
+    web_port: Annotated[
+        int,
+        typer.Option(
+            envvar="FALLEN_WEB_PORT", help="all/projections: serve the web page here, 0 = off"
+        ),
+    ] = 0,
 ) -> None:
     """Serve every service on one address, or one service alone."""
     from services.kernel.auth import jwt_secret
@@ -78,7 +85,7 @@ def serve(
 
         start_http_server(metrics_port, addr=address.rsplit(":", 1)[0])
     bots = (rules, workers) if service.startswith("bots") else None
-    asyncio.run(_serve(service, address, store, stream, dice, shard, bots))
+    asyncio.run(_serve(service, address, store, stream, dice, shard, web_port, bots))
 
 
 def _bot_jobs(
@@ -112,6 +119,7 @@ async def _serve(
     stream: str,
     dice: str | None,
     shard: int | None,
+    web_port: int = 0,
     bots: tuple[str | None, int] | None = None,
 ) -> None:
     from services.app import serve as start
@@ -141,8 +149,17 @@ async def _serve(
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stop.set)
-    typer.echo(f"fallen {service} serving on {address.rsplit(':', 1)[0]}:{backend.port}", err=True)
+    host = address.rsplit(":", 1)[0]
+    typer.echo(f"fallen {service} serving on {host}:{backend.port}", err=True)
+    stop_web = None
+    if web_port and service in ("all", "projections"):
+        from services.web.gateway import start_web
+
+        stop_web = await start_web(f"127.0.0.1:{backend.port}", host or "127.0.0.1", web_port)
+        typer.echo(f"fallen web page on http://{host or '127.0.0.1'}:{web_port}/", err=True)
     await stop.wait()
+    if stop_web is not None:
+        await stop_web()
     await backend.stop()
 
 

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from services.deck.engine import DeckEngine
 from services.dice.port import DicePort
 from services.kernel.envelope import Envelope, NewEvent
 from services.kernel.errors import (
@@ -20,7 +21,16 @@ from services.kernel.errors import (
 from services.kernel.games import GAME_CREATED, GAME_ENDED, check_game_id, game_stream
 from services.kernel.store.base import ANY_VERSION, EventStore
 from services.kernel.upcast import for_rules
-from services.rules.common.api import CHANCE, Command, Event, GameRules, Pending, Setup
+from services.rules.kernel.api import (
+    CHANCE,
+    DECK_KINDS,
+    Command,
+    Event,
+    GameRules,
+    Pending,
+    Setup,
+)
+from services.rules.kernel.deck import DeckPort, DeckServicePort
 from services.rules.registry import load
 
 KERNEL_EVENTS = (GAME_CREATED, GAME_ENDED)
@@ -80,9 +90,11 @@ class GameRunner:
         dice: DicePort,
         extra: dict[str, GameRules] | None = None,
         only: tuple[str, ...] | None = None,
+        deck: DeckPort | None = None,
     ) -> None:
         self.store = store
         self.dice: DicePort = dice
+        self.deck: DeckPort = deck or DeckServicePort(DeckEngine(store, dice))
         self.extra = extra or {}
         self.only = only
         self._cache: dict[str, Loaded] = {}
@@ -166,6 +178,9 @@ class GameRunner:
         """Decide and append a seat's command; return the game after chance and dedupe flag."""
         for _ in range(RETRIES):
             loaded = await self.load(game_id)
+            stale = expected is not None and expected != loaded.version
+            if (stale or loaded.ended) and command_id and await self._seen(game_id, command_id):
+                return loaded, True  # a retry of a command that moved the game on
             if expected is not None and expected != loaded.version:
                 raise VersionConflict(game_stream(game_id), expected, loaded.version)
             if loaded.ended:
@@ -216,6 +231,8 @@ class GameRunner:
                 cmd = Command(
                     CHANCE, "roll", {"faces": [d.face for d in roll.results], "nonce": roll.nonce}
                 )
+            elif req.kind in DECK_KINDS:
+                cmd = await self.deck.answer(game_id, req)
             else:
                 perm = await self.dice.shuffle(game_id, req.purpose, req.count)
                 cmd = Command(CHANCE, "shuffle", {"order": list(perm.order), "nonce": perm.nonce})
