@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from services.kernel.errors import InvalidArgument
@@ -52,6 +52,7 @@ def test_malformed_options_name_the_field(options: dict[str, object], field: str
     assert e.value.field == field
 
 
+@settings(deadline=None)  # a shared CI machine: no per-example timing
 @given(
     st.dictionaries(
         st.text(max_size=5),
