@@ -7,15 +7,15 @@ board (`tactics.score`); attacks and blocks follow `tactics`; raids are the defa
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
 from services.rules.worlds import choices, tactics
-from services.rules.worlds.board import with_side
+from services.rules.worlds.board import Board, InPlay, Side, with_side
 from services.rules.worlds.cards import catalog
 from services.rules.worlds.effects import run
-from services.rules.worlds.table import Table
+from services.rules.worlds.table import Table, Turn
 
 Option = tuple[str, dict[str, Any]]
 DRAW_VALUE = 1.5
@@ -72,3 +72,48 @@ def choose(table: Table, seat: str, options: Sequence[Option]) -> int:
             if gain > best_gain:
                 best, best_gain = i, gain
     return best
+
+
+def table_of(view: Mapping[str, Any]) -> Table:
+    """Rebuild a seat's information set from its view (unseen cards stay unknown)."""
+    sides = []
+    for seat, s in view["sides"].items():
+        hand = tuple(s["hand"]) if isinstance(s["hand"], list) else (HIDDEN,) * int(s["hand"])
+        sides.append(
+            Side(
+                seat,
+                int(s["capital"]),
+                int(s["pool"]),
+                hand,
+                int(s["library"]),
+                tuple(s["graveyard"]),
+                bool(s.get("scenario_deployed", False)),
+            )
+        )
+    play = tuple(
+        InPlay(
+            c["uid"],
+            c["card"],
+            c["owner"],
+            int(c["damage"]),
+            bool(c["locked"]),
+            bool(c["fresh"]),
+            tuple(c["attached"]),
+            used=tuple(int(u) for u in c.get("used", ())),
+        )
+        for c in view["play"]
+    )
+    turn = view["turn"]
+    blocks = tuple((d, tuple(a)) for d, a in turn.get("blocks", {}).items())
+    board = Board((sides[0], sides[1]), play, int(view.get("next_uid", 1)))
+    t = Turn(turn["active"], int(turn["number"]), turn["phase"], tuple(turn["attackers"]), blocks)
+    return Table(board=board, turn=t, winner=view.get("winner", ""))
+
+
+def _service_policy(turn: Any) -> int:
+    """The heuristic for a bot seat served through the API (a Turn of services.bots)."""
+    options = [(c.kind, dict(c.args)) for c in turn.legal]
+    return choose(table_of(turn.view), turn.seat, options)
+
+
+POLICIES = {"heuristic": _service_policy}

@@ -73,6 +73,7 @@ class WorldsRules(KernelRules):
             },
             "pending": {"seat": p["seat"], "kind": p["kind"], "prompt": p["prompt"]} if p else None,
             "winner": state.winner,
+            "next_uid": t.board.next_uid,
         }
 
     def outcome(self, state: State) -> dict[str, Any] | None:
@@ -94,6 +95,7 @@ def _side(t: Table, who: str, viewer: str | None) -> dict[str, Any]:
         "library": s.library,
         "hand": list(s.hand) if viewer == who else len(s.hand),
         "graveyard": list(s.graveyard),
+        "scenario_deployed": s.scenario_deployed,
     }
 
 
@@ -108,6 +110,7 @@ def _card(t: Table, uid: str) -> dict[str, Any]:
         "locked": c.locked,
         "fresh": c.fresh,
         "attached": list(c.attached),
+        "used": list(c.used),
         "stats": {"dmg": st.dmg, "atk": st.atk, "def": st.defence, "hp": st.hp},
     }
 

@@ -6,6 +6,7 @@ from collections import Counter
 
 import pytest
 
+from services.bots.policies import policy_for
 from services.rules.common.api import Setup
 from services.rules.playout import play
 from services.rules.registry import load
@@ -65,3 +66,16 @@ def _check(n: int) -> None:
 def test_random_playouts_keep_every_invariant(batch: int) -> None:
     for n in range(batch * BATCH, (batch + 1) * BATCH):
         _check(n)
+
+
+def test_the_service_heuristic_plays_from_the_view_and_beats_random() -> None:
+    # given the heuristic as the bot worker runs it: from the seat's view and legal commands
+    heuristic = policy_for("worlds", "heuristic")
+    wins = 0
+    for n in range(6):
+        seat = ("p1", "p2")[n % 2]
+        setup = Setup({"p1": "a", "p2": "b"}, {"decks": {"p1": "uea", "p2": "draga"}})
+        result = play(RULES, setup, f"h-{n}", f"h{n}", policies={seat: heuristic})
+        wins += result.state.winner == seat
+    # then it wins most games against random legal play
+    assert wins >= 4
