@@ -7,6 +7,7 @@ stands in for an engine so the pool is tested on its own.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import uuid
 
 import grpc
@@ -121,5 +122,74 @@ async def test_a_killed_worker_loses_no_game(redis_url: str, monkeypatch) -> Non
     finally:
         stop.set()
         await survivor.close()
+        await backend.stop()
+        await store.close()
+
+
+async def test_a_human_plays_worlds_against_the_bots_worlds_pool(
+    redis_url: str, monkeypatch
+) -> None:
+    monkeypatch.setenv("FALLEN_DEV", "1")
+    prefix = f"bots{uuid.uuid4().hex[:8]}"
+    store = RedisEventStore(redis_url, prefix=prefix)
+    backend = await serve(store, "127.0.0.1:0")
+    target = f"127.0.0.1:{backend.port}"
+    worker = BotWorker(redis_url, target, prefix=prefix, games=("worlds",))
+    stop = asyncio.Event()
+    try:
+        await worker._ensure_groups()
+        task = asyncio.create_task(worker.run(stop))
+        async with grpc.aio.insecure_channel(target) as channel:
+            stub = rules_pb2_grpc.RulesServiceStub(channel)
+            # given a Worlds game where p2 is a bot (heuristic) and the human plays p1
+            options = {
+                "bots": ["p2"],
+                "bot_policy": "heuristic",
+                "decks": {"p1": "uea", "p2": "keebo"},
+            }
+            created = await stub.CreateGame(
+                rules_pb2.CreateGameRequest(
+                    game="worlds", seats={"p1": "alice", "p2": "botty"}, options=to_struct(options)
+                ),
+                metadata=_md(),
+            )
+            gid = created.game_id
+            # when the human always takes the first legal command whenever it is p1's turn
+            moves = 0
+            for _ in range(3000):
+                game = await stub.GetGame(rules_pb2.GetGameRequest(game_id=gid), metadata=_md())
+                if game.ended:
+                    break
+                if game.waiting_for != "p1":
+                    await asyncio.sleep(0.02)
+                    continue
+                legal = await stub.ListLegalCommands(
+                    rules_pb2.ListLegalCommandsRequest(game_id=gid, seat="p1"), metadata=_md()
+                )
+                if not legal.commands:
+                    continue
+                first = legal.commands[0]
+                with contextlib.suppress(grpc.aio.AioRpcError):
+                    await stub.SubmitCommand(
+                        rules_pb2.SubmitCommandRequest(
+                            game_id=gid,
+                            seat="p1",
+                            kind=first.kind,
+                            args=first.args,
+                            expected_version=legal.version,
+                        ),
+                        metadata=_md(),
+                    )
+                    moves += 1
+            # then the game ends, with moves from both sides: the bot answered every time
+            assert game.ended and moves > 0 and worker.moves > 0
+            events = await store.read(f"game-{gid}")
+            assert events[0].data["options"]["bots"] == ["p2"]
+            assert any(e.causation_id.startswith("bot:heuristic@1:") for e in events)
+        stop.set()
+        await task
+    finally:
+        stop.set()
+        await worker.close()
         await backend.stop()
         await store.close()

@@ -12,7 +12,8 @@ from services.rules.worlds.decks import DeckError, build_library
 
 SEATS = ("p1", "p2")
 DEFAULT_DECKS = {"p1": "uea", "p2": "daemons"}
-KNOWN = ("decks", "bots")
+KNOWN = ("decks", "bots", "bot_policy", "bot_seed")
+BOT_POLICIES = ("random", "heuristic")
 
 
 @dataclass(frozen=True)
@@ -55,4 +56,8 @@ def parse(options: Mapping[str, Any]) -> Options:
         or len(set(bots)) != len(bots)
     ):
         raise InvalidArgument("options.bots", f"a list of distinct seats from {SEATS}")
+    if options.get("bot_policy", "random") not in BOT_POLICIES:
+        raise InvalidArgument("options.bot_policy", f"one of {BOT_POLICIES}")
+    if not isinstance(options.get("bot_seed", ""), str) or len(options.get("bot_seed", "")) > 64:
+        raise InvalidArgument("options.bot_seed", "a string of at most 64 characters")
     return Options(libraries, tuple(sorted(bots)))

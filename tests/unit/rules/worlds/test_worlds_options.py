@@ -44,6 +44,8 @@ def test_a_bad_card_is_refused_naming_the_seat_and_the_card() -> None:
         ({"bots": "p2"}, "options.bots"),
         ({"bots": ["p2", "p2"]}, "options.bots"),
         ({"bots": ["dealer"]}, "options.bots"),
+        ({"bot_policy": "genius"}, "options.bot_policy"),
+        ({"bot_seed": 7}, "options.bot_seed"),
     ],
 )
 def test_malformed_options_name_the_field(options: dict[str, object], field: str) -> None:
