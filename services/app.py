@@ -20,24 +20,16 @@ from services.kernel.grpcx.client import ServiceCredentials
 from services.kernel.grpcx.server import Mount, Running, start_server
 from services.kernel.store.base import EventStore
 from services.rules.common.api import GameRules
+from services.rules.pools import POOLS
 from services.rules.runner import GameRunner
 from services.rules.service import mount as rules_mount
 
 log = logging.getLogger("fallen.app")
 
 ALL = "all"
-SINGLE_SERVICES = (
-    "dice",
-    "deck",
-    "rules",
-    "rules-fallen",
-    "relay",
-    "projections",
-    "bots",
-    "bots-worlds",
-)
-RULES_POOLS = {"rules": None, "rules-fallen": ("fallen",)}
+RULES_POOLS = POOLS
 BOT_POOLS: dict[str, tuple[str, ...]] = {"bots": (), "bots-worlds": ("worlds",)}
+SINGLE_SERVICES = ("dice", "deck", *RULES_POOLS, "relay", "projections", *BOT_POOLS)
 
 
 @dataclass
