@@ -198,15 +198,29 @@ class BotWorker:
             await self.act(game_id, bot)
 
     async def step(self) -> int:
-        """Claim abandoned entries, read new ones, act, acknowledge; return entries handled."""
+        """Claim abandoned entries, read new ones, act, acknowledge; return entries handled.
+
+        A command appends several events; the worker acts once per game per batch (on its
+        last entry, every GameCreated still read for its options) and acknowledges all of
+        that game's entries together after the move.
+        """
         entries = await self._claim() + await self._read()
-        for key, entry_id, env in entries:
+        by_game: dict[str, list[tuple[str, str, Envelope]]] = {}
+        for entry in entries:
+            by_game.setdefault(entry[2].stream, []).append(entry)
+        for group in by_game.values():
             try:
-                await self.handle(env)
+                for _, _, env in group[:-1]:
+                    if env.type == GAME_CREATED and env.stream.startswith("game-"):
+                        await self._config(env)
+                await self.handle(group[-1][2])
             except grpc.aio.AioRpcError as err:
-                log.warning("bot move failed: %s", err.code().name, extra={"stream": env.stream})
+                log.warning(
+                    "bot move failed: %s", err.code().name, extra={"stream": group[-1][2].stream}
+                )
                 continue  # left unacknowledged: claimed again after claim_idle_ms
-            await self._redis.xack(key, self.group, entry_id)
+            for key, entry_id, _ in group:
+                await self._redis.xack(key, self.group, entry_id)
         return len(entries)
 
     async def run(self, stop: asyncio.Event | None = None) -> None:
