@@ -28,7 +28,8 @@ log = logging.getLogger("fallen.app")
 
 ALL = "all"
 RULES_POOLS = POOLS
-SINGLE_SERVICES = ("dice", "deck", *RULES_POOLS, "relay", "projections", "matchmaking")
+BOT_POOLS: dict[str, tuple[str, ...]] = {"bots": (), "bots-worlds": ("worlds",)}
+SINGLE_SERVICES = ("dice", "deck", *RULES_POOLS, "relay", "projections", "matchmaking", *BOT_POOLS)
 
 
 @dataclass
@@ -91,8 +92,8 @@ async def serve(
         mounts += [dice_mount(dice), _deck_mount(store, dice), rules_mount(runner)]
     elif service == "dice":
         mounts.append(dice_mount(DiceEngine(store)))
-    elif service == "relay":
-        pass  # health and metrics only; the relay itself runs as a background job
+    elif service == "relay" or service in BOT_POOLS:
+        pass  # health and metrics only; the relay or the bot workers run as background jobs
     elif service in ("projections", "matchmaking"):
         pass  # added below
     elif service == "deck" or service in RULES_POOLS:
