@@ -22,8 +22,10 @@ import typer.main
 import yaml
 from kubernetes_validate.utils import all_versions
 
-from services.app import ALL, SINGLE_SERVICES
+from services.app import ALL, BOT_POOLS, SINGLE_SERVICES
+from services.bots.worker import GROUP as BOT_GROUP
 from services.cli.main import app as fallenctl
+from services.kernel.store.redis import feed_key
 from services.kernel.stream.kafka_topics import PARTITIONS as RELAY_PARTITIONS
 from services.projections import wiring
 from services.projections.faust_app import FaustConfig
@@ -32,12 +34,14 @@ from services.projections.viewstore import open_view_store
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
 
-# The services `fallenctl serve` runs today. rules-worlds and bots-worlds (bot worker pool,
-# HPA) come later with their games (deploy/README.md, "Not deployed yet").
+# The services `fallenctl serve` runs. bots-worlds (the Fallen Worlds bot worker pool)
+# serves gRPC health and metrics like the others; its workers run inside it.
 FALLEN_SERVICES = (
     "dice",
     "deck",
     "rules-fallen",
+    "rules-worlds",
+    "bots-worlds",
     "rules-land",
     "rules-land-epic",
     "projections",
@@ -56,11 +60,16 @@ WORKERS = {"projections-worker": ("fallenctl", "projections", "faust")}
 SERVE = ("fallenctl", "serve")  # the image ENTRYPOINT
 # HPAs present in every render (the stateless pools) and only in prod (the faust workers:
 # dev scales them to 0, base leaves replicas to the overlays).
-POOL_HPA = {"rules-fallen", "rules-land", "rules-land-epic"}
+POOL_HPA = {"rules-fallen", "rules-land", "rules-land-epic", "rules-worlds", "bots-worlds"}
+# Pools that prod scales with a KEDA ScaledObject instead (its HPA is KEDA's, the base CPU
+# HPA is deleted there): the bot worker pool, on its consumer group's lag.
+KEDA_SCALED = {"bots-worlds"}
+KEDA_API = "keda.sh/v1alpha1"
 PROD_ONLY_HPA = {"projections-worker"}
-PUBLISHED = {"rules-fallen", "rules-land", "rules-land-epic", "matchmaking"}
-NEEDS_DICE = {"deck", "rules-fallen", "rules-land", "rules-land-epic"}
-NOT_YET = {"rules-worlds", "bots-worlds"}
+PUBLISHED = {"rules-fallen", "rules-worlds", "rules-land", "rules-land-epic", "matchmaking"}
+NEEDS_DICE = {"deck", "rules-fallen", "rules-worlds", "rules-land", "rules-land-epic"}
+# Bot pools: the rules service they play through (FALLEN_RULES_ADDR) and their Redis group.
+BOT_RULES = {"bots-worlds": "rules-worlds"}
 GRPC_PORT = 50051
 METRICS_PORT = 9100
 SECRET_NAME = "fallen-secrets"
@@ -368,6 +377,9 @@ def render(directory: Path) -> list[dict[str, Any]]:
             key = (patch["kind"], patch["metadata"]["name"])
             hits = [i for i, d in enumerate(docs) if (d["kind"], d["metadata"]["name"]) == key]
             assert len(hits) == 1, f"{directory}/{entry['path']}: patch target {key} not found"
+            if patch.get("$patch") == "delete":
+                del docs[hits[0]]
+                continue
             docs[hits[0]] = _smp(docs[hits[0]], patch)
     for rule in kust.get("replicas", []):
         found = [
@@ -407,8 +419,11 @@ def _by_kind(docs: list[dict[str, Any]], kind: str) -> dict[str, dict[str, Any]]
 
 
 def _hpa_scaled(docs: list[dict[str, Any]]) -> set[str]:
-    """Return the names of the Deployments an HPA of the render scales."""
-    hpas = _by_kind(docs, "HorizontalPodAutoscaler").values()
+    """Return the names of the Deployments an HPA (or a KEDA ScaledObject) of the render scales."""
+    hpas = [
+        *_by_kind(docs, "HorizontalPodAutoscaler").values(),
+        *_by_kind(docs, "ScaledObject").values(),
+    ]
     return {h["spec"]["scaleTargetRef"]["name"] for h in hpas}
 
 
@@ -439,6 +454,8 @@ def test_manifests_are_schema_valid(target: str, rendered: dict[str, list[dict[s
     assert versions
     for version in versions:
         for doc in docs:
+            if doc["apiVersion"] == KEDA_API:
+                continue  # a custom resource: no schema here, see test_keda_scaled_objects
             try:
                 kubernetes_validate.validate(doc, version, strict=True)
             except kubernetes_validate.ValidationError as exc:
@@ -558,7 +575,9 @@ def test_deployments_are_probed_limited_and_non_root(
 
 def _hpa_targets(target: str) -> set[str]:
     """Return the Deployments an HPA scales in a render."""
-    return POOL_HPA | (PROD_ONLY_HPA if target == "prod" else set())
+    if target == "prod":
+        return (POOL_HPA | PROD_ONLY_HPA) - KEDA_SCALED
+    return POOL_HPA
 
 
 @pytest.mark.parametrize("target", sorted(TARGETS))
@@ -584,8 +603,8 @@ def test_hpas_target_the_scaling_pools(
             # A faust worker only works on the partitions it owns.
             assert hpa["spec"]["maxReplicas"] <= BY_GAME_PARTITIONS, name
     for name, dep in deployments.items():
-        if name in _hpa_targets(target):
-            continue
+        if name in _hpa_targets(target) or name in _hpa_scaled(docs):
+            continue  # an HPA or a KEDA ScaledObject (test_keda_scaled_objects) owns it
         if target == "base" and name in PROD_ONLY_HPA:
             # Left to the overlays: dev sets 0, prod's HPA owns it.
             assert "replicas" not in dep["spec"], f"{name}: prod's HPA owns replicas"
@@ -593,6 +612,107 @@ def test_hpas_target_the_scaling_pools(
         assert isinstance(dep["spec"].get("replicas"), int), f"{name}: plain replica count"
     assert deployments["relay"]["spec"]["replicas"] <= 1, "relay is one per shard"
     assert deployments["relay"]["spec"]["strategy"]["type"] == "Recreate"
+
+
+# What this repo's ScaledObjects may use: a small documented check in place of KEDA's CRD
+# schema (not shipped with kubernetes-validate). Field names are KEDA 2.x's ScaledObject.
+KEDA_SPEC_KEYS = {
+    "scaleTargetRef",
+    "minReplicaCount",
+    "maxReplicaCount",
+    "pollingInterval",
+    "cooldownPeriod",
+    "fallback",
+    "triggers",
+}
+REDIS_STREAMS_KEYS = {
+    "address",
+    "databaseIndex",
+    "stream",
+    "consumerGroup",
+    "lagCount",
+    "activationLagCount",
+}
+
+
+def _check_scaled_object(so: dict[str, Any], deployments: dict[str, dict[str, Any]]) -> None:
+    """Fail unless a KEDA ScaledObject is well formed and scales a bot pool on its lag."""
+    name = so["metadata"]["name"]
+    assert so["kind"] == "ScaledObject" and so["apiVersion"] == KEDA_API, name
+    spec = so["spec"]
+    assert set(spec) <= KEDA_SPEC_KEYS, f"{name}: unknown {set(spec) - KEDA_SPEC_KEYS}"
+    ref = spec["scaleTargetRef"]
+    assert (ref["apiVersion"], ref["kind"]) == ("apps/v1", "Deployment"), name
+    assert ref["name"] in deployments and ref["name"] in KEDA_SCALED, name
+    assert "replicas" not in deployments[ref["name"]]["spec"], f"{name}: KEDA owns replicas"
+    assert 1 <= spec["minReplicaCount"] < spec["maxReplicaCount"], name
+    fallback = spec["fallback"]
+    assert fallback["failureThreshold"] >= 1, name
+    assert spec["minReplicaCount"] <= fallback["replicas"] <= spec["maxReplicaCount"], name
+    by_type = {t["type"]: t for t in spec["triggers"]}
+    assert set(by_type) == {"redis-streams", "cpu"}, name
+    meta = by_type["redis-streams"]["metadata"]
+    assert set(meta) <= REDIS_STREAMS_KEYS, f"{name}: unknown {set(meta) - REDIS_STREAMS_KEYS}"
+    assert all(isinstance(v, str) for v in meta.values()), f"{name}: metadata values are strings"
+    assert int(meta["lagCount"]) > 0 and int(meta["activationLagCount"]) >= 0, name
+    # The group and stream the pool's workers really consume.
+    games = BOT_POOLS[ref["name"]]
+    assert meta["consumerGroup"] == f"{BOT_GROUP}-{'-'.join(games)}", name
+    assert meta["stream"] == feed_key("fallen", 0), name
+    assert re.fullmatch(r"[\w.-]+:\d+", meta["address"]), name
+    cpu = by_type["cpu"]
+    assert cpu["metricType"] == "Utilization" and 0 < int(cpu["metadata"]["value"]) <= 100, name
+
+
+@pytest.mark.parametrize("target", sorted(TARGETS))
+def test_keda_scaled_objects(target: str, rendered: dict[str, list[dict[str, Any]]]) -> None:
+    docs = rendered[target]
+    scaled = _by_kind(docs, "ScaledObject")
+    hpa_targets = {
+        h["spec"]["scaleTargetRef"]["name"]
+        for h in _by_kind(docs, "HorizontalPodAutoscaler").values()
+    }
+    # prod scales the bot pool with KEDA; base and dev keep the CPU HPA (no KEDA needed).
+    assert set(scaled) == (KEDA_SCALED if target == "prod" else set()), target
+    deployments = _by_kind(docs, "Deployment")
+    for so in scaled.values():
+        _check_scaled_object(so, deployments)
+        assert so["spec"]["scaleTargetRef"]["name"] not in hpa_targets, "two autoscalers"
+    assert not [
+        d for d in docs if d["apiVersion"].startswith("keda.sh") and d["kind"] != "ScaledObject"
+    ]
+
+
+def test_a_malformed_scaled_object_is_refused(rendered: dict[str, list[dict[str, Any]]]) -> None:
+    """The schema-less check above can fail: a wrong group or a stray field is caught."""
+    deployments = _by_kind(rendered["prod"], "Deployment")
+    good = _by_kind(rendered["prod"], "ScaledObject")["bots-worlds"]
+    wrong_group = copy.deepcopy(good)
+    wrong_group["spec"]["triggers"][0]["metadata"]["consumerGroup"] = "bots"
+    stray = copy.deepcopy(good)
+    stray["spec"]["minReplicas"] = 2
+    for bad in (wrong_group, stray):
+        with pytest.raises(AssertionError):
+            _check_scaled_object(bad, deployments)
+
+
+@pytest.mark.parametrize("target", sorted(TARGETS))
+def test_bot_pools_play_through_their_rules_service(
+    target: str, compose: dict[str, Any], rendered: dict[str, list[dict[str, Any]]]
+) -> None:
+    docs = rendered[target]
+    services = _by_kind(docs, "Service")
+    configmaps = _by_kind(docs, "ConfigMap")
+    for pool, rules in BOT_RULES.items():
+        container = _pod_spec(_by_kind(docs, "Deployment")[pool])["containers"][0]
+        env = _container_env(container, configmaps)
+        assert env["FALLEN_RULES_ADDR"] == f"{rules}:{GRPC_PORT}", (target, pool)
+        assert rules in services, (target, rules)
+        assert env["FALLEN_STORE"].startswith("redis://"), "the workers read the Redis feed"
+        svc = compose["services"][pool]
+        assert svc["environment"]["FALLEN_RULES_ADDR"] == f"{rules}:{GRPC_PORT}", pool
+        assert svc["depends_on"][rules] == {"condition": "service_healthy"}, pool
+        assert "ports" not in svc, f"{pool}: nothing for clients"
 
 
 def test_worker_partitions_bound_scaling() -> None:
@@ -645,6 +765,8 @@ def _replicas(docs: list[dict[str, Any]]) -> dict[str, int]:
     out = {n: d["spec"].get("replicas") for n, d in _by_kind(docs, "Deployment").items()}
     for hpa in _by_kind(docs, "HorizontalPodAutoscaler").values():
         out[hpa["spec"]["scaleTargetRef"]["name"]] = hpa["spec"]["minReplicas"]
+    for so in _by_kind(docs, "ScaledObject").values():
+        out[so["spec"]["scaleTargetRef"]["name"]] = so["spec"]["minReplicaCount"]
     return {k: int(v) for k, v in out.items()}
 
 
@@ -658,9 +780,15 @@ def test_overlays_size_and_wiring(rendered: dict[str, list[dict[str, Any]]]) -> 
     assert all(prod_reps[n] >= max(dev_reps[n], 1) for n in names), prod_reps
     assert sum(prod_reps.values()) > sum(dev_reps.values())
     dev_hpa, prod_hpa = (_by_kind(d, "HorizontalPodAutoscaler") for d in (dev, prod))
+    prod_keda = _by_kind(prod, "ScaledObject")
     for name in dev_hpa:
         assert dev_hpa[name]["spec"]["maxReplicas"] <= 2
-        assert prod_hpa[name]["spec"]["maxReplicas"] > dev_hpa[name]["spec"]["maxReplicas"]
+        prod_max = (
+            prod_keda[name]["spec"]["maxReplicaCount"]
+            if name in KEDA_SCALED
+            else prod_hpa[name]["spec"]["maxReplicas"]
+        )
+        assert prod_max > dev_hpa[name]["spec"]["maxReplicas"], name
     assert {d["metadata"]["namespace"] for d in dev} == {"fallen-dev"}
     assert {d["metadata"]["namespace"] for d in prod} == {"fallen"}
     dev_cfg = _by_kind(dev, "ConfigMap")["fallen-config"]["data"]
@@ -736,8 +864,9 @@ def test_readme_documents_the_operator_steps() -> None:
         *WORKERS,
         "FALLEN_PROJECTIONS",
         "FALLEN_VIEWS",
-        "Not deployed yet",
-        *sorted(NOT_YET),
+        *sorted(BOT_RULES),
+        "KEDA",
+        "keda-bots-worlds.yaml",
         "not tested",
     ):
         assert needle in text, needle
@@ -827,12 +956,11 @@ def test_every_service_name_is_accepted_by_the_cli(
         assert argv[0] == name, f"{where} {name}: serves {argv[0]}"
         used |= {name, argv[0]}
     for docs in rendered.values():
-        for hpa in _by_kind(docs, "HorizontalPodAutoscaler").values():
-            used.add(hpa["spec"]["scaleTargetRef"]["name"])
+        used |= _hpa_scaled(docs)
         used |= set(_by_kind(docs, "PodDisruptionBudget"))
     unknown = used - accepted - set(WORKERS)
     assert not unknown, f"not services of `fallenctl serve` nor workers: {sorted(unknown)}"
-    assert not used & NOT_YET, f"future services deployed: {sorted(used & NOT_YET)}"
+    assert set(FALLEN_SERVICES) <= used, f"not deployed: {sorted(set(FALLEN_SERVICES) - used)}"
 
 
 def _flags(argv: list[str]) -> list[str]:
