@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from services.rules.worlds.cards import Card, Stats, catalog
+from services.rules.worlds.frozen import renew
 from services.rules.worlds.turn import START_CAPITAL, effective, keywords_of
 
 NO_AURA = Stats()
@@ -73,12 +74,12 @@ def new_board(seats: tuple[str, str], libraries: tuple[int, int]) -> Board:
 def with_side(board: Board, side: Side) -> Board:
     """Replace one side."""
     sides = tuple(side if s.seat == side.seat else s for s in board.sides)
-    return replace(board, sides=(sides[0], sides[1]))
+    return renew(board, sides=(sides[0], sides[1]))
 
 
 def with_card(board: Board, card: InPlay) -> Board:
     """Replace one card in play."""
-    return replace(board, play=tuple(card if p.uid == card.uid else p for p in board.play))
+    return renew(board, play=tuple(card if p.uid == card.uid else p for p in board.play))
 
 
 def card_of(board: Board, uid: str) -> Card:

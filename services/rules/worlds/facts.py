@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import replace
 from typing import Any
 
 from services.rules.common.api import Event
 from services.rules.worlds import moves
 from services.rules.worlds.board import Board, new_board, with_card
 from services.rules.worlds.cards import Stats
+from services.rules.worlds.frozen import renew
 from services.rules.worlds.table import Table, Turn
 
 Fold = Callable[[Table, Mapping[str, Any]], Table]
@@ -23,7 +23,7 @@ def fact(kind: str, visibility: str | tuple[str, ...] = "public", **data: Any) -
 
 
 def _board(fn: Callable[[Board, Mapping[str, Any]], Board]) -> Fold:
-    return lambda t, d: replace(t, board=fn(t.board, d))
+    return lambda t, d: renew(t, board=fn(t.board, d))
 
 
 def _started(t: Table, d: Mapping[str, Any]) -> Table:
@@ -33,11 +33,11 @@ def _started(t: Table, d: Mapping[str, Any]) -> Table:
 
 
 def _turn(t: Table, d: Mapping[str, Any]) -> Table:
-    return replace(t, turn=Turn(active=d["seat"], number=d["turn"], phase="resources"))
+    return renew(t, turn=Turn(active=d["seat"], number=d["turn"], phase="resources"))
 
 
 def _phase(t: Table, d: Mapping[str, Any]) -> Table:
-    return replace(t, turn=replace(t.turn, phase=d["phase"]))
+    return renew(t, turn=renew(t.turn, phase=d["phase"]))
 
 
 def _rolled(b: Board, d: Mapping[str, Any]) -> Board:
@@ -46,9 +46,9 @@ def _rolled(b: Board, d: Mapping[str, Any]) -> Board:
 
 def _unlocked(b: Board, d: Mapping[str, Any]) -> Board:
     seat = d["seat"]
-    side = replace(b.side(seat), scenario_deployed=False)
-    play = tuple(replace(p, locked=False, fresh=False) if p.owner == seat else p for p in b.play)
-    return replace(moves.with_side(b, side), play=play)
+    side = renew(b.side(seat), scenario_deployed=False)
+    play = tuple(renew(p, locked=False, fresh=False) if p.owner == seat else p for p in b.play)
+    return renew(moves.with_side(b, side), play=play)
 
 
 def _deployed(b: Board, d: Mapping[str, Any]) -> Board:
@@ -61,31 +61,31 @@ def _deployed(b: Board, d: Mapping[str, Any]) -> Board:
 def _ability(b: Board, d: Mapping[str, Any]) -> Board:
     b = moves.change_pool(b, d["seat"], -d["paid"])
     p = b.get(d["uid"])
-    return with_card(b, replace(p, used=(*p.used, d["ability"])))
+    return with_card(b, renew(p, used=(*p.used, d["ability"])))
 
 
 def _modified(b: Board, d: Mapping[str, Any]) -> Board:
     p = b.get(d["uid"])
     mods = Stats(**{("defence" if k == "def" else k): v for k, v in d["mods"].items()})
     if d["until"] == "turn":
-        return with_card(b, replace(p, temp=p.temp + mods))
-    return with_card(b, replace(p, perm=p.perm + mods))
+        return with_card(b, renew(p, temp=p.temp + mods))
+    return with_card(b, renew(p, perm=p.perm + mods))
 
 
 def _attacker(t: Table, d: Mapping[str, Any]) -> Table:
     board = moves.lock(t.board, [d["uid"]])
-    return replace(t, board=board, turn=replace(t.turn, attackers=(*t.turn.attackers, d["uid"])))
+    return renew(t, board=board, turn=renew(t.turn, attackers=(*t.turn.attackers, d["uid"])))
 
 
 def _lined_up(t: Table, d: Mapping[str, Any]) -> Table:
     blocks = dict(t.turn.blocks)
     blocks[d["defender"]] = (*blocks.get(d["defender"], ()), d["attacker"])
-    return replace(t, turn=replace(t.turn, blocks=tuple(blocks.items())))
+    return renew(t, turn=renew(t.turn, blocks=tuple(blocks.items())))
 
 
 def _order(t: Table, d: Mapping[str, Any]) -> Table:
     orders = (*t.turn.orders, (d["uid"], (d["order"], d.get("target", ""))))
-    return replace(t, turn=replace(t.turn, orders=orders))
+    return renew(t, turn=renew(t.turn, orders=orders))
 
 
 def _strike(t: Table, d: Mapping[str, Any]) -> Table:
@@ -93,19 +93,19 @@ def _strike(t: Table, d: Mapping[str, Any]) -> Table:
         return t
     pending = dict(t.turn.damage)
     pending[d["target"]] = pending.get(d["target"], 0) + d["damage"]
-    return replace(t, turn=replace(t.turn, damage=tuple(pending.items())))
+    return renew(t, turn=renew(t.turn, damage=tuple(pending.items())))
 
 
 def _raid(t: Table, d: Mapping[str, Any]) -> Table:
-    return replace(t, turn=replace(t.turn, raid=t.turn.raid + d["damage"]))
+    return renew(t, turn=renew(t.turn, raid=t.turn.raid + d["damage"]))
 
 
 def _ended(t: Table, d: Mapping[str, Any]) -> Table:
-    return replace(t, board=moves.end_turn(t.board), turn=replace(t.turn, phase="ended"))
+    return renew(t, board=moves.end_turn(t.board), turn=renew(t.turn, phase="ended"))
 
 
 def _over(t: Table, d: Mapping[str, Any]) -> Table:
-    return replace(t, winner=d["winner"], turn=replace(t.turn, phase="over"))
+    return renew(t, winner=d["winner"], turn=renew(t.turn, phase="over"))
 
 
 def _note(t: Table, d: Mapping[str, Any]) -> Table:

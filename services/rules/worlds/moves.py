@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import replace
 
 from services.rules.worlds.board import (
     Board,
@@ -18,6 +17,7 @@ from services.rules.worlds.board import (
 )
 from services.rules.worlds.cards import Stats, catalog
 from services.rules.worlds.combat import CombatPlan, Fighter, Outcome
+from services.rules.worlds.frozen import renew
 from services.rules.worlds.plan import may_attack
 from services.rules.worlds.turn import can_attach, draw_or_pay, healed, pool_after_roll
 
@@ -31,14 +31,14 @@ def draw(board: Board, seat: str, card: str) -> Board:
     side = board.side(seat)
     if side.library <= 0:
         raise MoveError(f"{seat} has no library to draw from")
-    return with_side(board, replace(side, hand=(*side.hand, card), library=side.library - 1))
+    return with_side(board, renew(side, hand=(*side.hand, card), library=side.library - 1))
 
 
 def draw_phase_cost(board: Board, seat: str) -> tuple[bool, Board]:
     """Phase 3: (draws a card?, board) — an empty library costs one Capital instead."""
     side = board.side(seat)
     drawn, capital = draw_or_pay(side.library, side.capital)
-    return drawn, with_side(board, replace(side, capital=capital))
+    return drawn, with_side(board, renew(side, capital=capital))
 
 
 def change_pool(board: Board, seat: str, delta: int) -> Board:
@@ -46,13 +46,13 @@ def change_pool(board: Board, seat: str, delta: int) -> Board:
     side = board.side(seat)
     if side.pool + delta < 0:
         raise MoveError(f"{seat} has {side.pool} Resources, needs {-delta}")
-    return with_side(board, replace(side, pool=side.pool + delta))
+    return with_side(board, renew(side, pool=side.pool + delta))
 
 
 def change_capital(board: Board, seat: str, delta: int) -> Board:
     """Gain or lose Capital."""
     side = board.side(seat)
-    return with_side(board, replace(side, capital=side.capital + delta))
+    return with_side(board, renew(side, capital=side.capital + delta))
 
 
 def _from_hand(board: Board, seat: str, card: str) -> Board:
@@ -61,13 +61,13 @@ def _from_hand(board: Board, seat: str, card: str) -> Board:
         raise MoveError(f"{card} is not in {seat}'s hand")
     hand = list(side.hand)
     hand.remove(card)
-    return with_side(board, replace(side, hand=tuple(hand)))
+    return with_side(board, renew(side, hand=tuple(hand)))
 
 
 def to_graveyard(board: Board, seat: str, cards: Iterable[str]) -> Board:
     """Cards go face up onto a seat's graveyard."""
     side = board.side(seat)
-    return with_side(board, replace(side, graveyard=(*side.graveyard, *cards)))
+    return with_side(board, renew(side, graveyard=(*side.graveyard, *cards)))
 
 
 def attach_targets(board: Board, seat: str, card: str) -> list[str]:
@@ -93,12 +93,12 @@ def deploy(board: Board, seat: str, card: str, on: str = "") -> tuple[Board, str
     board = change_pool(_from_hand(board, seat, card), seat, -definition.res)
     if definition.type == "attachment":
         target = board.get(on)
-        return with_card(board, replace(target, attached=(*target.attached, card))), on
+        return with_card(board, renew(target, attached=(*target.attached, card))), on
     uid = f"{seat}.{board.next_uid}"
     placed = InPlay(uid, card, seat, fresh=True)
-    board = replace(board, play=(*board.play, placed), next_uid=board.next_uid + 1)
+    board = renew(board, play=(*board.play, placed), next_uid=board.next_uid + 1)
     if definition.type == "scenario":
-        board = with_side(board, replace(board.side(seat), scenario_deployed=True))
+        board = with_side(board, renew(board.side(seat), scenario_deployed=True))
     return board, uid
 
 
@@ -113,7 +113,7 @@ def play_event(board: Board, seat: str, card: str) -> Board:
 def destroy(board: Board, uid: str) -> Board:
     """A card leaves play for its owner's graveyard, with its attachments."""
     p = board.get(uid)
-    board = replace(board, play=tuple(q for q in board.play if q.uid != uid))
+    board = renew(board, play=tuple(q for q in board.play if q.uid != uid))
     return to_graveyard(board, p.owner, [p.card, *p.attached])
 
 
@@ -128,25 +128,25 @@ def remove_dead(board: Board) -> tuple[Board, list[InPlay]]:
 def damage(board: Board, uid: str, n: int) -> Board:
     """Add damage to a card in play."""
     p = board.get(uid)
-    return with_card(board, replace(p, damage=p.damage + max(0, n)))
+    return with_card(board, renew(p, damage=p.damage + max(0, n)))
 
 
 def heal(board: Board, uid: str, n: int) -> Board:
     """Remove up to n damage."""
     p = board.get(uid)
-    return with_card(board, replace(p, damage=max(0, p.damage - n)))
+    return with_card(board, renew(p, damage=max(0, p.damage - n)))
 
 
 def start_turn(board: Board, seat: str, faces: Iterable[int]) -> Board:
     """Phase 1: empty the pool, add the higher resource die, unlock; new turn for every card."""
     side = board.side(seat)
     board = with_side(
-        board, replace(side, pool=pool_after_roll(side.pool, faces), scenario_deployed=False)
+        board, renew(side, pool=pool_after_roll(side.pool, faces), scenario_deployed=False)
     )
-    return replace(
+    return renew(
         board,
         play=tuple(
-            replace(p, locked=False, fresh=False) if p.owner == seat else p for p in board.play
+            renew(p, locked=False, fresh=False) if p.owner == seat else p for p in board.play
         ),
     )
 
@@ -159,7 +159,7 @@ def healing_phase(board: Board, seat: str) -> tuple[Board, list[tuple[str, int]]
             continue
         after = healed(p.damage, "regenerate" in keywords(board, p.uid))
         healed_cards.append((p.uid, p.damage - after))
-        board = with_card(board, replace(p, damage=after))
+        board = with_card(board, renew(p, damage=after))
     return board, healed_cards
 
 
@@ -192,7 +192,7 @@ def fighters(board: Board, plan: CombatPlan) -> dict[str, Fighter]:
 def lock(board: Board, uids: Iterable[str]) -> Board:
     """Lock cards (attackers when declared, targets of a Lock effect)."""
     for uid in uids:
-        board = with_card(board, replace(board.get(uid), locked=True))
+        board = with_card(board, renew(board.get(uid), locked=True))
     return board
 
 
@@ -207,7 +207,7 @@ def apply_outcome(board: Board, outcome: Outcome, defender: str) -> tuple[Board,
 
 def end_turn(board: Board) -> Board:
     """Temporary modifiers end and every card's once-per-turn uses reset."""
-    return replace(board, play=tuple(replace(p, temp=Stats(), used=()) for p in board.play))
+    return renew(board, play=tuple(renew(p, temp=Stats(), used=()) for p in board.play))
 
 
 def discard(board: Board, seat: str, card: str) -> Board:

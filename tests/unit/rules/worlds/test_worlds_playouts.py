@@ -16,8 +16,8 @@ from services.rules.worlds.decks import build_library
 from services.rules.worlds.state import WorldsState
 
 RULES = load("worlds")
-PLAYOUTS = 300
-BATCH = 20
+PLAYOUTS = 1000  # the issue asks for at least 1,000 per CI run (about 55 s CPU)
+BATCH = 50
 
 
 def _check(n: int) -> None:
