@@ -2,7 +2,9 @@
 
 A card id counts as hidden from a reader (a seat, or None = spectator) at a version when no
 event visible to that reader (up to that version) carries it. Card ids are the engine's
-catalog (Fallen) plus every string under a "card"/"cards" key in the game's events.
+catalog (Fallen, Land, Worlds) plus every string under a "card"/"cards" key in the events.
+An id is known once any copy is public: a later copy of the same id in a hand is not caught
+here, so the Worlds test adds a per-copy check of hands (tests/unit/rules/worlds).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ def strings(value: Any, under_card: bool = False) -> Iterator[tuple[str, bool]]:
     elif isinstance(value, dict):
         for k, v in value.items():
             yield from strings(v, under_card or k in ("card", "cards"))
-    elif isinstance(value, list):
+    elif isinstance(value, list | tuple):  # tuples too: events folded in process carry them
         for v in value:
             yield from strings(v, under_card)
 
@@ -37,6 +39,10 @@ def vocabulary(game: str, envs: list[Envelope]) -> set[str]:
         from services.rules.fallen.cards import catalog
 
         vocab |= set(catalog().cards)
+    if game == "worlds":
+        from services.rules.worlds.cards import catalog as worlds_catalog
+
+        vocab |= set(worlds_catalog().cards)
     if game == "land":
         from services.rules.land.data import catalog as land_catalog
 
