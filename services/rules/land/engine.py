@@ -131,13 +131,15 @@ class LandRules(KernelRules):
             return None
         result = state.var("result") or {}
         winners = result.get("winners", [])
-        return {
+        out = {
             "winner": winners[0] if len(winners) == 1 else "",
             "winners": winners,
             "kind": result.get("kind", ""),
             "scores": result.get("scores", {}),
-            "turns": result.get("turns", 0),
         }
+        if "turns" in result:  # solo variants record the turns taken
+            out["turns"] = result["turns"]
+        return out
 
 
 RULES = LandRules()

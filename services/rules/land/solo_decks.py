@@ -10,7 +10,13 @@ from services.rules.land.setup import is_solo
 
 # [exp] Solo I set up, step 1: "Remove all cards with the Red Dot next to their titles from
 # the Action, Encounter and Mission decks. Place them in the box."
-RED_DOT_DECKS = ("action", "encounter_plains", "encounter_mountain", "encounter_city_rad", "missions")
+RED_DOT_DECKS = (
+    "action",
+    "encounter_plains",
+    "encounter_mountain",
+    "encounter_city_rad",
+    "missions",
+)
 
 
 def solo_deck(name: str, options: Mapping[str, Any]) -> tuple[str, ...]:

@@ -101,7 +101,9 @@ def victory(ctx: Ctx, last_phase: bool) -> bool:
         s: {"prestige": x.prestige, "town_health": x.town_health, "resources": x.resources}
         for s, x in st.items()
     }
-    result = {"winners": list(v.winners), "kind": v.kind, "scores": scores, "turns": turn}
+    result: dict[str, object] = {"winners": list(v.winners), "kind": v.kind, "scores": scores}
+    if is_solo(opts):
+        result["turns"] = turn  # "Record the number of Turns it took you" (solo variants)
     ctx.setv("result", result)
     ctx.emit("game_won", result)
     ctx.emit("game_over", {"winner": ",".join(v.winners), "reason": v.kind})

@@ -104,9 +104,7 @@ def test_auction_house_draws_three_buys_at_most_two_and_discards_the_rest() -> N
                 continue
             end = next((j for j in starts if j > k), len(p.events))
             window = p.events[k:end]
-            drawn = [
-                w for w in window if w.type == "zone_set" and w.data["zone"] == "auction.bank"
-            ]
+            drawn = [w for w in window if w.type == "zone_set" and w.data["zone"] == "auction.bank"]
             bought = [w for w in window if w.type == "auction_bought"]
             # then three cards are drawn face up, at most two bought from the Bank
             assert drawn and len(drawn[-1].data["cards"]) == 3
