@@ -8,7 +8,17 @@ from typing import Any
 
 from services.rules.land.data import economy
 
-OPTION_KEYS = ("short_game", "max_turns", "variant", "harsh_reality", "gods_hammer", "ronin")
+OPTION_KEYS = (
+    "short_game",
+    "max_turns",
+    "variant",
+    "harsh_reality",
+    "harsh_modifier_1",
+    "harsh_modifier_2",
+    "gods_hammer",
+    "ronin",
+)
+HARSH_KEYS = ("harsh_reality", "harsh_modifier_1", "harsh_modifier_2")
 VARIANTS = ("standard", "solo1")
 SOLO_VARIANTS = ("solo1",)
 
@@ -54,7 +64,10 @@ def setup_numbers(players: int, options: Mapping[str, Any] | None = None) -> Set
     eco = economy()
     epic = is_epic(players)
     key = (options or {}).get("variant") if is_solo(options) else "epic" if epic else "standard"
-    row = eco["setup"][key]
+    row = dict(eco["setup"][key])
+    harsh = bool((options or {}).get("harsh_reality"))
+    if harsh and (options or {}).get("harsh_modifier_2"):
+        row.update(eco["harsh_modifier_2"])
     return SetupNumbers(
         players=players,
         characters=int(row["characters"]),
@@ -64,7 +77,7 @@ def setup_numbers(players: int, options: Mapping[str, Any] | None = None) -> Set
         action=int(row["action"]),
         salvage=int(row["salvage"]),
         hand_limit=int(row["hand_limit"]),
-        tech_stock=players - 1 if epic else None,
+        tech_stock=players - 1 if epic or harsh else None,
         defense_supply=int(eco["epic_defense_supply"]) if epic else None,
         town_health=int(eco["start_town_health"]),
         prestige=int(eco["start_prestige"]),
@@ -85,7 +98,15 @@ def validate_options(options: Mapping[str, Any]) -> dict[str, Any]:
         raise ValueError("options.max_turns: must be a positive integer or null")
     if out["variant"] not in VARIANTS:
         raise ValueError(f"options.variant: must be one of {', '.join(VARIANTS)}")
-    for key in ("harsh_reality", "gods_hammer", "ronin"):
+    for key in HARSH_KEYS:
+        if not isinstance(out.get(key, False), bool):
+            raise ValueError(f"options.{key}: must be true or false")
+    for key in HARSH_KEYS[1:]:
+        if out.get(key) and not out.get("harsh_reality"):
+            raise ValueError(f"options.{key}: needs harsh_reality")
+    if out.get("harsh_reality") and is_solo(out):
+        raise ValueError("options.harsh_reality: an optional rule for 2-6 players, not solo")
+    for key in ("gods_hammer", "ronin"):
         if out.get(key):
             raise ValueError(f"options.{key}: not available yet")
     return out

@@ -90,8 +90,12 @@ def _faction_rolled(ctx: Ctx, a: Args) -> None:
     ctx.setv(f"faction.{seat}", roll)
     ctx.setv(f"pos.{seat}", list(f["at"]))
     ctx.setv(f"home.{seat}", list(f["at"]))
+    harsh = ctx.state.var("options", {}).get("harsh_reality")
     for tech in f["techs"]:
         ctx.add(f"tech.{seat}.{tech}", 1, "starting technology")
+        if harsh and ctx.state.count(f"bank.tech.{tech}") > 0:
+            # "Organize the TTs before handing out each Faction's Starting TTs"
+            ctx.add(f"bank.tech.{tech}", -1, "starting technology")
     ctx.push(("faction_roll", {"i": i + 1}))
 
 
