@@ -74,6 +74,7 @@ async def serve(
     """Start serving one service (or all) on address; return the running backend."""
     channels: list[grpc.aio.Channel] = []
     mounts: list[Mount] = [echo_mount()]
+    runner: GameRunner | None = None
     if service == ALL:
         dice = DiceEngine(store)
         runner = GameRunner(store, dice, extra_games)
@@ -97,6 +98,10 @@ async def serve(
             mounts.append(rules_mount(runner))
     else:
         raise ValueError(f"unknown service {service!r}; choose all or one of {SINGLE_SERVICES}")
+    if runner is not None:
+        from services.rules.sweeper import ChanceSweeper
+
+        background = [*(background or []), ChanceSweeper(runner).run_forever]
     if service in (ALL, "projections"):
         from services.projections.wiring import projections
 

@@ -94,7 +94,16 @@ async def _serve(
         raise typer.BadParameter(
             f"--stream must be memory, redis or kafka://HOST:PORT, not {stream}"
         )
-    backend = await start(store, address, service, dice_addr=dice, background=background)
+    from services.projections.projector import extra_games_from_env
+
+    backend = await start(
+        store,
+        address,
+        service,
+        dice_addr=dice,
+        background=background,
+        extra_games=extra_games_from_env(),
+    )
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError):

@@ -57,7 +57,11 @@ class DiceServicer(dice_pb2_grpc.DiceServiceServicer):
         """Roll dice (internal)."""
         principal.require_service()
         roll = await self.engine.roll(
-            request.game_id, request.purpose, list(request.dice), list(request.visible_to)
+            request.game_id,
+            request.purpose,
+            list(request.dice),
+            list(request.visible_to),
+            request.key,
         )
         return dice_pb2.RollResponse(
             nonce=roll.nonce,
@@ -74,7 +78,9 @@ class DiceServicer(dice_pb2_grpc.DiceServiceServicer):
     ) -> dice_pb2.ShuffleResponse:
         """Draw a permutation (internal)."""
         principal.require_service()
-        perm = await self.engine.shuffle(request.game_id, request.purpose, request.count)
+        perm = await self.engine.shuffle(
+            request.game_id, request.purpose, request.count, request.key
+        )
         return dice_pb2.ShuffleResponse(nonce=perm.nonce, order=list(perm.order))
 
     @rpc

@@ -5,10 +5,11 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from services.dice.port import DicePort
+from services.kernel.decision import decision_key, parse_key
 from services.kernel.envelope import Envelope, NewEvent
 from services.kernel.errors import (
     DomainError,
@@ -20,7 +21,15 @@ from services.kernel.errors import (
 from services.kernel.games import GAME_CREATED, GAME_ENDED, check_game_id, game_stream
 from services.kernel.store.base import ANY_VERSION, EventStore
 from services.kernel.upcast import for_rules
-from services.rules.common.api import CHANCE, Command, Event, GameRules, Pending, Setup
+from services.rules.common.api import (
+    CHANCE,
+    ChanceRequest,
+    Command,
+    Event,
+    GameRules,
+    Pending,
+    Setup,
+)
 from services.rules.registry import load
 
 KERNEL_EVENTS = (GAME_CREATED, GAME_ENDED)
@@ -160,46 +169,65 @@ class GameRunner:
         loaded = await self.run_chance(game_id)
         return loaded, commitment
 
+    async def current(self, game_id: str) -> Loaded:
+        """Return the game at its latest version, answering chance first if it waits for it."""
+        loaded = await self.load(game_id)
+        if not loaded.ended and _waits_for_chance(loaded):
+            return await self.run_chance(game_id)
+        return loaded
+
     async def submit(
         self, game_id: str, command: Command, command_id: str = "", expected: int | None = None
     ) -> tuple[Loaded, bool]:
-        """Decide and append a seat's command; return the game after chance and dedupe flag."""
+        """Decide and append a seat's command; return the game after chance and dedupe flag.
+
+        A command id that already landed answers its first result (the version after its
+        events and the chance they caused), whatever the version or the game's state now.
+        """
         for _ in range(RETRIES):
-            loaded = await self.load(game_id)
-            if expected is not None and expected != loaded.version:
-                raise VersionConflict(game_stream(game_id), expected, loaded.version)
-            if loaded.ended:
-                raise RuleViolation(f"game {game_id!r} is over")
+            loaded = await self.current(game_id)
             try:
+                if expected is not None and expected != loaded.version:
+                    raise VersionConflict(game_stream(game_id), expected, loaded.version)
+                if loaded.ended:
+                    raise RuleViolation(f"game {game_id!r} is over")
                 events = loaded.rules.decide(loaded.state, command)
-            except DomainError:
-                if command_id and await self._seen(game_id, command_id):
-                    return loaded, True
-                raise
-            try:
                 res = await self.store.append(
                     game_stream(game_id),
                     loaded.version,
                     [to_new_event(e, command_id) for e in events],
                     command_id or None,
                 )
-            except VersionConflict:
-                if expected is not None:
-                    raise
-                continue
+            except DomainError as exc:
+                first = await self.first_result(game_id, command_id) if command_id else None
+                if first is not None:
+                    return first, True
+                if isinstance(exc, VersionConflict) and expected is None:
+                    continue
+                raise
             if res.deduplicated:
-                return await self.load(game_id), True
+                first = await self.first_result(game_id, command_id)
+                return (first or await self.current(game_id)), True
             return await self.run_chance(game_id), False
         raise RuleViolation("the game is busy; retry the command")
 
-    async def _seen(self, game_id: str, command_id: str) -> bool:
-        """Return whether a command id already produced events in the game's stream."""
-        return any(
-            e.causation_id == command_id for e in await self.store.read(game_stream(game_id))
-        )
+    async def first_result(self, game_id: str, command_id: str) -> Loaded | None:
+        """Return the game as a landed command left it (after the chance it caused), or None."""
+        now = await self.current(game_id)
+        envs = await self.store.read(game_stream(game_id))
+        mine = [e.version for e in envs if e.causation_id == command_id]
+        if not mine:
+            return None
+        version = mine[-1]
+        for env in envs[version:]:
+            if parse_key(env.causation_id) is None:
+                break
+            version = env.version
+        return replace(now, version=version)
 
     async def run_chance(self, game_id: str) -> Loaded:
-        """Answer every pending chance decision, then close the game if it is over."""
+        """Answer every pending chance decision once (keyed by the decision), then close the
+        game if it is over; another runner answering the same decision is not an error."""
         for _ in range(MAX_CHANCE_STEPS):
             loaded = await self.load(game_id)
             pending: Pending | None = loaded.rules.pending(loaded.state)
@@ -208,40 +236,49 @@ class GameRunner:
                     return await self._end(loaded)
                 return loaded
             assert pending.chance is not None
-            req = pending.chance
-            if req.kind == "roll":
-                roll = await self.dice.roll(
-                    game_id, req.purpose, list(req.dice), list(req.visible_to)
-                )
-                cmd = Command(
-                    CHANCE, "roll", {"faces": [d.face for d in roll.results], "nonce": roll.nonce}
-                )
-            else:
-                perm = await self.dice.shuffle(game_id, req.purpose, req.count)
-                cmd = Command(CHANCE, "shuffle", {"order": list(perm.order), "nonce": perm.nonce})
+            key = decision_key(game_id, loaded.version)
+            cmd = await self.draw(game_id, pending.chance, key)
             events = loaded.rules.decide(loaded.state, cmd)
-            await self.store.append(
-                game_stream(game_id), loaded.version, [to_new_event(e) for e in events]
-            )
+            try:
+                await self.store.append(
+                    game_stream(game_id), loaded.version, [to_new_event(e, key) for e in events]
+                )
+            except VersionConflict:
+                continue  # answered meanwhile by another runner (with the same keyed draw)
         raise RuleViolation("chance did not settle; the engine keeps asking for dice")
 
+    async def draw(self, game_id: str, req: ChanceRequest, key: str) -> Command:
+        """Return chance's answer to a request, drawn once per decision key."""
+        if req.kind == "roll":
+            roll = await self.dice.roll(
+                game_id, req.purpose, list(req.dice), list(req.visible_to), key
+            )
+            faces = [d.face for d in roll.results]
+            return Command(CHANCE, "roll", {"faces": faces, "nonce": roll.nonce})
+        perm = await self.dice.shuffle(game_id, req.purpose, req.count, key)
+        return Command(CHANCE, "shuffle", {"order": list(perm.order), "nonce": perm.nonce})
+
     async def _end(self, loaded: Loaded) -> Loaded:
+        """Append GameEnded (once), reveal the dice seed and return the ended game."""
         outcome = loaded.rules.outcome(loaded.state) or {}
+        data = {"outcome": outcome, "state_hash": loaded.rules.state_hash(loaded.state)}
+        key = decision_key(loaded.game_id, loaded.version)
         try:
             await self.store.append(
                 game_stream(loaded.game_id),
                 loaded.version,
-                [
-                    NewEvent(
-                        GAME_ENDED,
-                        {"outcome": outcome, "state_hash": loaded.rules.state_hash(loaded.state)},
-                    )
-                ],
+                [NewEvent(GAME_ENDED, data, causation_id=key)],
             )
         except VersionConflict:
             pass
         await self.dice.reveal(loaded.game_id)
         return await self.load(loaded.game_id)
+
+
+def _waits_for_chance(loaded: Loaded) -> bool:
+    """Return whether a game waits for chance (or is over without GameEnded yet)."""
+    pending = loaded.rules.pending(loaded.state)
+    return pending is None or pending.seat == CHANCE
 
 
 def parse_args(args_json: str, field: str = "args_json") -> dict[str, Any]:

@@ -79,7 +79,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         if not request.kind:
             raise InvalidArgument("kind", "is required; see ListLegalCommands")
         args = parse_args(request.args_json)
-        loaded = await self.runner.load(request.game_id)
+        loaded = await self.runner.current(request.game_id)
         seat = _authorize(loaded, principal, request.seat, spectator_ok=False)
         assert seat is not None
         expected = request.expected_version if request.HasField("expected_version") else None
@@ -101,7 +101,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         principal: Principal,
     ) -> rules_pb2.ListLegalCommandsResponse:
         """List a seat's legal commands."""
-        loaded = await self.runner.load(request.game_id)
+        loaded = await self.runner.current(request.game_id)
         seat = _authorize(loaded, principal, request.seat, spectator_ok=False)
         assert seat is not None
         pending = loaded.rules.pending(loaded.state)
@@ -124,7 +124,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         principal: Principal,
     ) -> rules_pb2.GetViewResponse:
         """Return a seat's (or the spectator's) view."""
-        loaded = await self.runner.load(request.game_id)
+        loaded = await self.runner.current(request.game_id)
         seat = _authorize(loaded, principal, request.seat, spectator_ok=True)
         return rules_pb2.GetViewResponse(
             version=loaded.version, view_json=_dumps(loaded.rules.view(loaded.state, seat))
@@ -161,7 +161,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         principal: Principal,
     ) -> rules_pb2.GetGameResponse:
         """Summarize a game."""
-        loaded = await self.runner.load(request.game_id)
+        loaded = await self.runner.current(request.game_id)
         outcome = loaded.rules.outcome(loaded.state) if loaded.ended else None
         pending = loaded.rules.pending(loaded.state)
         return rules_pb2.GetGameResponse(
