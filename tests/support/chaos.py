@@ -171,7 +171,7 @@ async def play_toy(targets: list[str], gid: str, tally: Tally, race: bool = Fals
                 game_id=gid,
                 seat=seat,
                 kind=pick.kind,
-                args_json=pick.args_json,
+                args=pick.args,
                 command_id=command_id,
                 expected_version=legal.version,
             )
