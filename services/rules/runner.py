@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from services.deck.engine import DeckEngine
 from services.dice.port import DicePort
 from services.kernel.decision import decision_key, parse_key
 from services.kernel.envelope import Envelope, NewEvent
@@ -21,8 +22,9 @@ from services.kernel.errors import (
 from services.kernel.games import GAME_CREATED, GAME_ENDED, check_game_id, game_stream
 from services.kernel.store.base import ANY_VERSION, EventStore
 from services.kernel.upcast import for_rules
-from services.rules.common.api import (
+from services.rules.kernel.api import (
     CHANCE,
+    DECK_KINDS,
     ChanceRequest,
     Command,
     Event,
@@ -30,6 +32,7 @@ from services.rules.common.api import (
     Pending,
     Setup,
 )
+from services.rules.kernel.deck import DeckPort, DeckServicePort
 from services.rules.registry import load
 
 KERNEL_EVENTS = (GAME_CREATED, GAME_ENDED)
@@ -89,9 +92,11 @@ class GameRunner:
         dice: DicePort,
         extra: dict[str, GameRules] | None = None,
         only: tuple[str, ...] | None = None,
+        deck: DeckPort | None = None,
     ) -> None:
         self.store = store
         self.dice: DicePort = dice
+        self.deck: DeckPort = deck or DeckServicePort(DeckEngine(store, dice))
         self.extra = extra or {}
         self.only = only
         self._cache: dict[str, Loaded] = {}
@@ -249,6 +254,8 @@ class GameRunner:
 
     async def draw(self, game_id: str, req: ChanceRequest, key: str) -> Command:
         """Return chance's answer to a request, drawn once per decision key."""
+        if req.kind in DECK_KINDS:
+            return await self.deck.answer(game_id, req, key)
         if req.kind == "roll":
             roll = await self.dice.roll(
                 game_id, req.purpose, list(req.dice), list(req.visible_to), key
