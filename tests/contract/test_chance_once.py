@@ -250,3 +250,36 @@ async def test_a_crash_between_game_end_and_reveal_is_revealed_by_the_sweeper(tm
     report = verify_game("s5", await store_records(store, "s5"), RULES_OF)
     assert report.verified, report.mismatch
     await store.close()
+
+
+async def test_deck_decisions_answered_again_after_a_crash_deal_nothing_twice(event_store):
+    # given a deck game whose every chance decision is first drawn by a process that dies
+    # before appending the answer (the deck service and dice keep what it did)
+    from services.rules.playout import pick
+    from tests.support.deck_toy import RULES as DECKTOY
+
+    runner = GameRunner(event_store, DiceEngine(event_store), {"decktoy": DECKTOY})
+    await runner.create("decktoy", "dk1", {"a": "p", "b": "q"}, {})
+    step = 0
+    while True:
+        loaded = await runner.load("dk1")
+        pending = loaded.rules.pending(loaded.state)
+        if loaded.ended or pending is None:
+            break
+        if pending.seat != CHANCE:
+            cmd = pick(loaded.rules.legal_commands(loaded.state, pending.seat), "s", step)
+            events = loaded.rules.decide(loaded.state, cmd)
+            new = [to_new_event(e, f"c{step}") for e in events]
+            await event_store.append(game_stream("dk1"), loaded.version, new, f"c{step}")
+            step += 1
+            continue
+        assert pending.chance is not None
+        await runner.draw("dk1", pending.chance, decision_key("dk1", loaded.version))
+        # when another process answers the decision again
+        await GameRunner(reopen(event_store), runner.dice, {"decktoy": DECKTOY}).current("dk1")
+    # then the game ends and verifies: every deck call and draw happened once
+    loaded = await runner.current("dk1")
+    assert loaded.ended
+    report = verify_game("dk1", await store_records(event_store, "dk1"), lambda g: DECKTOY)
+    assert report.verified, report.mismatch
+    assert report.unused_draws == ()
