@@ -8,7 +8,7 @@ GEN := gen
 PROTOS := $(shell find protos -name '*.proto')
 GENSTAMP := $(GEN)/.stamp
 
-.PHONY: all setup proto run test lint bench clean
+.PHONY: all setup proto run test lint bench clean browser
 
 all: setup
 
@@ -33,10 +33,17 @@ proto: $(GENSTAMP)
 
 run: setup
 	mkdir -p var
-	FALLEN_DEV=1 $(BIN)/fallenctl serve --store sqlite:///var/fallen.db --stream memory
+	FALLEN_DEV=1 $(BIN)/fallenctl serve --store sqlite:///var/fallen.db --stream memory --web-port 8080
 
-test: setup
+test: setup browser
 	$(BIN)/python -m pytest -q
+
+# Debian's chromium for the browser test (Playwright drives it; no browser download).
+browser:
+	@command -v chromium >/dev/null || { \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+		else echo "install chromium (apt-get install chromium) for the browser test" >&2; exit 1; fi; }
 
 lint: setup
 	$(BIN)/ruff check services tests
@@ -48,6 +55,7 @@ bench: setup
 	$(BIN)/fallenctl bench store
 	$(BIN)/fallenctl bench dice
 	$(BIN)/fallenctl bench rules fallen
+	$(BIN)/fallenctl bench watchers --levels 100,500
 
 clean:
 	rm -rf $(GEN) $(VENV) var

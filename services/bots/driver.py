@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -52,6 +53,7 @@ async def play_game(
     seed: str,
     options: Mapping[str, Any] | None = None,
     game_id: str = "",
+    pace_s: float = 0.0,
 ) -> Result:
     """Create a game and play it to the end; return its result.
 
@@ -110,4 +112,6 @@ async def play_game(
         except grpc.aio.AioRpcError as err:
             if err.code() != grpc.StatusCode.ABORTED:
                 raise
+        if pace_s:
+            await asyncio.sleep(pace_s)
     raise RuntimeError(f"game {gid} did not end within {MAX_TURNS} turns")

@@ -60,12 +60,15 @@ def play(
     target: Annotated[str | None, typer.Option(help="Server address; default: embedded")] = None,
     store: Annotated[str | None, typer.Option(help="Store of the embedded server")] = None,
     options: Annotated[str, typer.Option(help="Game options as JSON")] = "{}",
+    pace_ms: Annotated[int, typer.Option(help="Pause after each command (to watch live)")] = 0,
 ) -> None:
     """Play full games with bots in every seat; print one JSON line per game."""
     if not bots:
         raise typer.BadParameter("only --bots games are supported from the command line")
     os.environ.setdefault("FALLEN_DEV", "1")
-    asyncio.run(_play(game, games, seed, policy, target, store, json.loads(options)))
+    asyncio.run(
+        _play(game, games, seed, policy, target, store, json.loads(options), pace_ms / 1000)
+    )
 
 
 async def _play(
@@ -76,6 +79,7 @@ async def _play(
     target: str | None,
     store: str | None,
     options: dict[str, object],
+    pace_s: float = 0.0,
 ) -> None:
     async with rules_channel(target, store) as channel:
         stub = rules_pb2_grpc.RulesServiceStub(channel)
