@@ -3,24 +3,25 @@
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
 from services.deck.engine import DeckEngine
 from services.dice.port import DicePort
+from services.kernel.boundedjson import loads_bounded
+from services.kernel.canonical import canonical_json
 from services.kernel.decision import decision_key, parse_key
 from services.kernel.envelope import Envelope, NewEvent
 from services.kernel.errors import (
-    DomainError,
     InvalidArgument,
     NotFound,
     RuleViolation,
     VersionConflict,
+    quote,
 )
 from services.kernel.games import GAME_CREATED, GAME_ENDED, check_game_id, game_stream
-from services.kernel.store.base import ANY_VERSION, EventStore
+from services.kernel.store.base import ANY_VERSION, CommandKey, EventStore
 from services.kernel.upcast import for_rules
 from services.rules.kernel.api import (
     CHANCE,
@@ -77,6 +78,18 @@ def fold(rules: GameRules, envelopes: list[Envelope], state: Any = None) -> Any:
         if env.type not in KERNEL_EVENTS:
             state = rules.evolve(state, to_rules_event(up.upcast(env)))
     return state
+
+
+def command_key(loaded: Loaded, command: Command, command_id: str) -> CommandKey | None:
+    """Return the dedupe key of a seat's command: scoped to its player and seat."""
+    if not command_id:
+        return None
+    content = canonical_json({"seat": command.seat, "kind": command.kind, "args": command.args})
+    return CommandKey(
+        command_id,
+        sender=f"{loaded.seats.get(command.seat, '')}/{command.seat}",
+        digest=hashlib.sha256(content.encode()).hexdigest(),
+    )
 
 
 def new_game_id(seed: str) -> str:
@@ -162,7 +175,7 @@ class GameRunner:
             )
         for seat, player in seats.items():
             if not player:
-                raise InvalidArgument("seats", f"seat {seat!r} needs a player id")
+                raise InvalidArgument("seats", f"seat {quote(seat)} needs a player id")
         setup = Setup(seats=dict(seats), options=dict(options))
         events = rules.initial_events(game_id, setup)
         commitment = await self.dice.commit_seed(game_id, client_seed)
@@ -192,46 +205,44 @@ class GameRunner:
     ) -> tuple[Loaded, bool]:
         """Decide and append a seat's command; return the game after chance and dedupe flag.
 
-        A command id that already landed answers its first result (the version after its
-        events and the chance they caused), whatever the version or the game's state now.
+        A command id the seat already used answers its first result (the version after its
+        events and the chance they caused) before the version and "game over" checks, after
+        answering any chance a crash left pending; the same id with other content is
+        AlreadyExists.
         """
         for _ in range(RETRIES):
             loaded = await self.current(game_id)
+            key = command_key(loaded, command, command_id)
+            if key and (prior := await self.store.command_result(game_stream(game_id), key)):
+                return await self.first_result(game_id, prior.version), True
+            if expected is not None and expected != loaded.version:
+                raise VersionConflict(game_stream(game_id), expected, loaded.version)
+            if loaded.ended:
+                raise RuleViolation(f"game {game_id!r} is over")
+            events = loaded.rules.decide(loaded.state, command)
             try:
-                if expected is not None and expected != loaded.version:
-                    raise VersionConflict(game_stream(game_id), expected, loaded.version)
-                if loaded.ended:
-                    raise RuleViolation(f"game {game_id!r} is over")
-                events = loaded.rules.decide(loaded.state, command)
                 res = await self.store.append(
                     game_stream(game_id),
                     loaded.version,
                     [to_new_event(e, command_id) for e in events],
-                    command_id or None,
+                    key,
                 )
-            except DomainError as exc:
-                first = await self.first_result(game_id, command_id) if command_id else None
-                if first is not None:
-                    return first, True
-                if isinstance(exc, VersionConflict) and expected is None:
-                    continue
-                raise
+            except VersionConflict:
+                if expected is not None:
+                    raise
+                continue
             if res.deduplicated:
-                first = await self.first_result(game_id, command_id)
-                return (first or await self.current(game_id)), True
+                return await self.first_result(game_id, res.version), True
             return await self.run_chance(game_id), False
         raise RuleViolation("the game is busy; retry the command")
 
-    async def first_result(self, game_id: str, command_id: str) -> Loaded | None:
-        """Return the game as a landed command left it (after the chance it caused), or None."""
+    async def first_result(self, game_id: str, version: int) -> Loaded:
+        """Return the game as first answered to a command that ended at version: after the
+        chance and game end that followed it (events no seat's command caused: no causation,
+        or a decision key)."""
         now = await self.current(game_id)
-        envs = await self.store.read(game_stream(game_id))
-        mine = [e.version for e in envs if e.causation_id == command_id]
-        if not mine:
-            return None
-        version = mine[-1]
-        for env in envs[version:]:
-            if parse_key(env.causation_id) is None:
+        for env in await self.store.read(game_stream(game_id), version + 1):
+            if env.causation_id and parse_key(env.causation_id) is None:
                 break
             version = env.version
         return replace(now, version=version)
@@ -298,10 +309,7 @@ def parse_args(args_json: str, field: str = "args_json") -> dict[str, Any]:
     """Return a JSON object argument, or raise InvalidArgument naming the field."""
     if not args_json:
         return {}
-    try:
-        value = json.loads(args_json)
-    except json.JSONDecodeError as exc:
-        raise InvalidArgument(field, f"is not valid JSON: {exc.msg} at {exc.pos}") from exc
+    value = loads_bounded(args_json, field)
     if not isinstance(value, dict):
         raise InvalidArgument(field, "must be a JSON object")
     return value

@@ -26,7 +26,7 @@ from services.kernel.store.base import EventStore
 from services.kernel.store.redis import RedisEventStore
 from services.kernel.store.sqlite import SqliteEventStore
 from services.rules.common.api import CHANCE, Command
-from services.rules.runner import GameRunner, to_new_event
+from services.rules.runner import GameRunner, command_key, to_new_event
 from services.rules.sweeper import ChanceSweeper
 from tests.support.projections_play import advance, engines, players, runner_for
 
@@ -52,9 +52,11 @@ async def crash_after_command(store: EventStore, gid: str, command_id: str, draw
     (optionally after drawing the dice); return the version the command left."""
     runner = runner_for(store)
     loaded = await runner.load(gid)
-    events = loaded.rules.decide(loaded.state, Command("a", "ask_roll"))
+    command = Command("a", "ask_roll")
+    events = loaded.rules.decide(loaded.state, command)
+    key = command_key(loaded, command, command_id)
     res = await store.append(
-        game_stream(gid), loaded.version, [to_new_event(e, command_id) for e in events], command_id
+        game_stream(gid), loaded.version, [to_new_event(e, command_id) for e in events], key
     )
     if draw:
         await runner.dice.roll(gid, "toy", ["d6"], ["a", "b"], decision_key(gid, res.version))
@@ -270,7 +272,8 @@ async def test_deck_decisions_answered_again_after_a_crash_deal_nothing_twice(ev
             cmd = pick(loaded.rules.legal_commands(loaded.state, pending.seat), "s", step)
             events = loaded.rules.decide(loaded.state, cmd)
             new = [to_new_event(e, f"c{step}") for e in events]
-            await event_store.append(game_stream("dk1"), loaded.version, new, f"c{step}")
+            key = command_key(loaded, cmd, f"c{step}")
+            await event_store.append(game_stream("dk1"), loaded.version, new, key)
             step += 1
             continue
         assert pending.chance is not None
