@@ -242,12 +242,13 @@ class DiceEngine:
         vis: Visibility = sorted(set(visible_to)) if visible_to else PUBLIC
 
         async def attempt() -> Roll:
-            ledger = await self._open(game_id)
+            ledger = await self._committed(game_id)  # a keyed repeat answers even after the end
             if key in ledger.keys:
                 env = await self._drawn(game_id, ledger.keys[key], ROLLED, purpose)
                 if list(env.data["requested"]) != list(dice):
                     raise RuleViolation(f"chance key {key!r} was drawn for other dice")
                 return Roll(env.data["nonce"], _rolled_dice(env.data), env.version)
+            _check_open(game_id, ledger)
             seed = await self._seed(game_id)
             nonce = ledger.next_nonce
             data = roll_event(game_id, seed, ledger.client_seed, nonce, purpose, dice, key)
@@ -268,12 +269,13 @@ class DiceEngine:
             raise InvalidArgument("count", f"shuffle 1 to {MAX_SHUFFLE} items, not {count}")
 
         async def attempt() -> Permutation:
-            ledger = await self._open(game_id)
+            ledger = await self._committed(game_id)  # a keyed repeat answers even after the end
             if key in ledger.keys:
                 env = await self._drawn(game_id, ledger.keys[key], SHUFFLE_DRAWN, purpose)
                 if env.data["count"] != count:
                     raise RuleViolation(f"chance key {key!r} was drawn for another count")
                 return Permutation(env.data["nonce"], tuple(env.data["order"]))
+            _check_open(game_id, ledger)
             seed = await self._seed(game_id)
             data = shuffle_event(
                 game_id, seed, ledger.client_seed, ledger.next_nonce, purpose, count, key
@@ -333,6 +335,12 @@ class DiceEngine:
             self._seeds.clear()
         self._seeds[game_id] = bytes.fromhex(hex_seed)
         return self._seeds[game_id]
+
+
+def _check_open(game_id: str, ledger: Ledger) -> None:
+    """Raise unless the game's seed is still secret (no new draw after the reveal)."""
+    if ledger.revealed_seed:
+        raise RuleViolation(f"game {game_id!r} has ended; its seed is revealed")
 
 
 def _rolled_dice(data: dict[str, Any]) -> tuple[RolledDie, ...]:

@@ -286,3 +286,18 @@ async def test_deck_decisions_answered_again_after_a_crash_deal_nothing_twice(ev
     report = verify_game("dk1", await store_records(event_store, "dk1"), lambda g: DECKTOY)
     assert report.verified, report.mismatch
     assert report.unused_draws == ()
+
+
+async def test_a_repeated_key_is_answered_even_after_the_game_ended(event_store):
+    # given a finished game (seed revealed) and the key of its last roll
+    runner = runner_for(event_store)
+    await new_toy(runner, "k4")
+    assert await advance(runner, "k4", random.Random(4), steps=200)
+    rolls = [e for e in await event_store.read(dice_stream("k4")) if e.type == "DiceRolled"]
+    last = rolls[-1].data
+    # when a racing runner asks that decision again, then a new decision
+    again = await runner.dice.roll("k4", last["purpose"], last["requested"], None, last["key"])
+    # then it gets the recorded roll, while a new key is refused
+    assert again.nonce == last["nonce"]
+    with pytest.raises(RuleViolation, match="revealed"):
+        await runner.dice.roll("k4", "toy", ["d6"], None, decision_key("k4", 999))
