@@ -163,12 +163,15 @@ async def _serve(
         raise typer.BadParameter(
             f"--stream must be memory, redis or kafka://HOST:PORT, not {stream}"
         )
+    from services.projections.projector import extra_games_from_env
+
     backend = await start(
         store,
         address,
         service,
         dice_addr=dice,
         background=background,
+        extra_games=extra_games_from_env(),
         pools=pools,
         matchmaking_state=mm_state,
     )
