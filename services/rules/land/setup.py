@@ -106,9 +106,12 @@ def validate_options(options: Mapping[str, Any]) -> dict[str, Any]:
             raise ValueError(f"options.{key}: needs harsh_reality")
     if out.get("harsh_reality") and is_solo(out):
         raise ValueError("options.harsh_reality: an optional rule for 2-6 players, not solo")
-    for key in ("gods_hammer", "ronin"):
-        if out.get(key):
-            raise ValueError(f"options.{key}: not available yet")
+    if not isinstance(out.get("gods_hammer", False), bool):
+        raise ValueError("options.gods_hammer: must be true or false")
+    if out.get("gods_hammer") and is_solo(out):
+        raise ValueError("options.gods_hammer: an optional rule for 2-6 players, not solo")
+    if out.get("ronin"):
+        raise ValueError("options.ronin: not available yet")
     return out
 
 

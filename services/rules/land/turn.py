@@ -8,6 +8,7 @@ from services.rules.land.data import card, economy, factions
 from services.rules.land.deeds import Weeks, new_turn
 from services.rules.land.economy import adjust, lose_resource, production
 from services.rules.land.flow import Args, Ctx, answer, options, sync_town, task
+from services.rules.land.gods_hammer import hammer_on
 from services.rules.land.hexmap import game_map
 from services.rules.land.setup import is_solo
 from services.rules.land.setup_flow import apply_simple
@@ -58,6 +59,8 @@ def _step(ctx: Ctx, a: Args) -> None:
     elif per_seat is not None:
         timing = {"resolve": "effects"}.get(sub, "")
         tasks += [(per_seat, {"seat": s, "sub": sub, "timing": timing}) for s in order(ctx)]
+    if sub == "resolve" and hammer_on(ctx.state):
+        tasks.insert(0, ("nuke", {}))  # "During each Effects Phase, a nuke detonates"
     tasks.append(("after_step", {"phase": phase, "sub": sub}))
     ctx.push(*tasks)
 
