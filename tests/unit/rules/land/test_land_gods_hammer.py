@@ -60,9 +60,9 @@ def test_the_party_is_pushed_out_of_the_blast_radius() -> None:
 
 def test_option_is_a_toggle_for_two_to_six_players() -> None:
     assert validate_options({"gods_hammer": True})["gods_hammer"] is True
-    with pytest.raises(ValueError, match="options.gods_hammer"):
+    with pytest.raises(ValueError, match=r"options\.gods_hammer"):
         validate_options({"gods_hammer": 1})
-    with pytest.raises(ValueError, match="options.gods_hammer"):
+    with pytest.raises(ValueError, match=r"options\.gods_hammer"):
         validate_options({"gods_hammer": True, "variant": "solo1"})
 
 
