@@ -83,3 +83,32 @@ def test_random_playouts_with_the_hammer(seed: str) -> None:
         # no party stands on a radiated (impassable) hex after play
         assert tuple(state.var(f"pos.{s}")) not in hot or state.var("result") is None
         assert state.count(f"th.{s}") >= 0
+
+
+@pytest.mark.parametrize(("seed", "n"), [("pr13", 5), ("pr22", 4)])
+def test_destroyed_town_loses_4d6_and_gains_no_town_health(seed: str, n: int) -> None:
+    # Given a game where a nuke's blast covers a player's town (seeds found by search)
+    seats = {f"p{k}": f"u{k}" for k in range(1, n + 1)}
+    p = play(RULES, Setup(seats, {"gods_hammer": True, "max_turns": 6}), seed, seed)
+    # When the town is destroyed
+    # Then "The player then loses 4d6 Town Health and may not gain Town Health again until they
+    # relocate to a new Faction."
+    homeless: set[str] = set()
+    destroyed = 0
+    for e in p.events:
+        if e.type == "town_destroyed":
+            seat = e.data["seat"]
+            assert 4 <= e.data["roll"] <= 24
+            homeless.add(seat)
+            destroyed += 1
+        elif e.type == "faction_joined":
+            homeless.discard(e.data["seat"])
+        elif e.type == "counter_changed" and e.data["key"].startswith("th."):
+            if e.data["key"][3:] in homeless:
+                assert e.data["delta"] <= 0
+    assert destroyed >= 1
+    # and "A Player Town in the blast radius is destroyed and discarded": its TTs leave the mat
+    state = _state_after(p)
+    for s in homeless:
+        assert state.var(f"homeless.{s}") is True
+        assert all(state.count(f"tech.{s}.{t}") == 0 for t in state.var("saved_techs." + s, {}))
