@@ -8,7 +8,7 @@ GEN := gen
 PROTOS := $(shell find protos -name '*.proto')
 GENSTAMP := $(GEN)/.stamp
 
-.PHONY: all setup proto run test lint bench clean
+.PHONY: all setup proto run test lint bench clean image stack-test
 
 all: setup
 
@@ -37,6 +37,17 @@ run: setup
 
 test: setup
 	$(BIN)/python -m pytest -q
+
+# The image every service runs (BuildKit or the legacy builder; no registry needed once
+# the python:3.11-slim base is present: deploy/local/base-image.sh builds one offline).
+FALLEN_TAG ?= dev
+image:
+	docker build -t fallen-backend:$(FALLEN_TAG) .
+
+# The compose stack for real: engine, images, contract suites on testcontainers, the stack
+# and cluster tests, teardown (deploy/local/stack-test.sh; needs root to install docker).
+stack-test: setup
+	bash deploy/local/stack-test.sh
 
 lint: setup
 	$(BIN)/ruff check services tests

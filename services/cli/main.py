@@ -71,6 +71,14 @@ def serve(
     asyncio.run(_serve(service, address, store, stream, dice, shard))
 
 
+def valid_stream(stream: str) -> bool:
+    """Return whether --stream names memory, redis or a kafka://HOST:PORT bootstrap."""
+    if stream in ("memory", "redis"):
+        return True
+    host, sep, port = stream.removeprefix("kafka://").rpartition(":")
+    return stream.startswith("kafka://") and bool(sep and host) and port.isdigit()
+
+
 async def _serve(
     service: str, address: str, store_url: str, stream: str, dice: str | None, shard: int | None
 ) -> None:
@@ -80,6 +88,10 @@ async def _serve(
     store = open_store(store_url)
     background: list[Callable[[], Coroutine[Any, Any, None]]] = []
     stop = asyncio.Event()
+    if not valid_stream(stream):
+        raise typer.BadParameter(
+            f"--stream must be memory, redis or kafka://HOST:PORT, not {stream[:80]}"
+        )
     if service == "relay" and not stream.startswith("kafka://"):
         raise typer.BadParameter("the relay service needs --stream kafka://HOST:PORT")
     if stream.startswith("kafka://") and service in ("all", "relay"):
@@ -90,10 +102,6 @@ async def _serve(
         for n in shards:
             relay = KafkaRelay(store, bootstrap, shard=n)
             background.append(functools.partial(relay.run_forever, stop))
-    elif stream not in ("memory", "redis"):
-        raise typer.BadParameter(
-            f"--stream must be memory, redis or kafka://HOST:PORT, not {stream}"
-        )
     backend = await start(store, address, service, dice_addr=dice, background=background)
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):

@@ -1,0 +1,47 @@
+"""The compose stack of docker-compose.yml, up for the stack tests (`make stack-test`).
+
+Collected only when FALLEN_STACK=1 (tests/conftest.py): the images must exist
+(deploy/local/stack-test.sh builds them) and a Docker engine must answer.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.stack.compose import Stack, StackError
+
+
+@pytest.fixture(scope="session")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    """Bring the whole stack up, wait for every healthcheck, tear it down (volumes too)."""
+    secret = secrets.token_hex(32)
+    os.environ["FALLEN_JWT_SECRET"] = secret  # the test's tokens are signed like the stack's
+    os.environ.pop("FALLEN_DEV", None)
+    env = {
+        **os.environ,
+        "FALLEN_JWT_SECRET": secret,
+        "FALLEN_RULES_FALLEN_PORT": "",  # ephemeral host port: rules-fallen can scale
+        "FALLEN_TAG": os.environ.get("FALLEN_TAG", "dev"),
+    }
+    workdir: Path = tmp_path_factory.mktemp("stack")
+    project = f"fallenstack{os.getpid()}"
+    s = Stack(project, workdir, env)
+    try:
+        start = time.monotonic()
+        s.up()
+        took = s.wait_healthy()
+        print(f"\nstack: {len(s.services())} services healthy {took:.1f} s after up "
+              f"({time.monotonic() - start:.1f} s with up)")  # fmt: skip
+        yield s
+    except StackError as err:
+        pytest.fail(str(err))
+    finally:
+        s.down()
+        left = s.containers()
+        assert not left, f"containers left behind: {left}"

@@ -1,0 +1,127 @@
+"""Bot games that survive a lost server: every RPC retried on another replica, acks recorded."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+from fallen.rules.v1 import rules_pb2, rules_pb2_grpc
+
+from services.bots.driver import MAX_TURNS, _md
+from services.bots.policies import Policy, Turn, parse_choices
+
+Metadata = tuple[tuple[str, str], ...]
+RETRYABLE = {
+    grpc.StatusCode.UNAVAILABLE,
+    grpc.StatusCode.DEADLINE_EXCEEDED,
+    grpc.StatusCode.CANCELLED,
+}
+RPC_TIMEOUT_S = 10.0
+GIVE_UP_S = 120.0
+
+
+@dataclass
+class Replicas:
+    """Stubs for every replica of a rules service; a failed call moves on to the next."""
+
+    endpoints: list[str]
+    retries: int = 0
+    channels: list[grpc.aio.Channel] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.channels = [grpc.aio.insecure_channel(e) for e in self.endpoints]
+        self.stubs = [rules_pb2_grpc.RulesServiceStub(c) for c in self.channels]
+
+    async def call(self, first: int, method: str, request: Any, metadata: Metadata) -> Any:
+        """Call method on replica `first`, then on the others in turn while none answers."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + GIVE_UP_S
+        i = first
+        while True:
+            rpc = getattr(self.stubs[i % len(self.stubs)], method)
+            try:
+                return await rpc(request, metadata=metadata, timeout=RPC_TIMEOUT_S)
+            except grpc.aio.AioRpcError as err:
+                if err.code() not in RETRYABLE or loop.time() > deadline:
+                    raise
+            self.retries += 1
+            i += 1
+            await asyncio.sleep(0.2)
+
+    async def close(self) -> None:
+        """Close every channel."""
+        for channel in self.channels:
+            await channel.close()
+
+
+@dataclass(frozen=True)
+class Ack:
+    """A SubmitCommand the server answered OK: its command id and the version it reported."""
+
+    game_id: str
+    command_id: str
+    version: int
+
+
+async def play(
+    replicas: Replicas,
+    first: int,
+    game: str,
+    game_id: str,
+    seats: Mapping[str, str],
+    policies: Mapping[str, Policy],
+    acks: list[Ack],
+) -> dict[str, Any]:
+    """Create game_id and play it to the end through the replicas; return its summary."""
+    meta = {seat: _md(player) for seat, player in seats.items()}
+    host = next(iter(meta.values()))
+    create = rules_pb2.CreateGameRequest(
+        game=game, game_id=game_id, seats=dict(seats), options_json="{}", client_seed=game_id
+    )
+    try:
+        await replicas.call(first, "CreateGame", create, host)
+    except grpc.aio.AioRpcError as err:  # a retried create that had landed
+        if err.code() != grpc.StatusCode.ALREADY_EXISTS:
+            raise
+    for _ in range(MAX_TURNS):
+        get = rules_pb2.GetGameRequest(game_id=game_id)
+        summary = await replicas.call(first, "GetGame", get, host)
+        if summary.ended:
+            return {"game_id": game_id, "version": summary.version,
+                    "outcome": json.loads(summary.outcome_json or "{}")}  # fmt: skip
+        seat = summary.waiting_for
+        if seat not in meta:
+            raise AssertionError(f"game {game_id} stalled: it waits for {seat!r}, no player")
+        legal_req = rules_pb2.ListLegalCommandsRequest(game_id=game_id, seat=seat)
+        legal = await replicas.call(
+            first,
+            "ListLegalCommands",
+            legal_req,
+            meta[seat],
+        )
+        choices = parse_choices(legal.commands)
+        if not choices:
+            raise AssertionError(f"game {game_id}: seat {seat!r} must act but has no legal command")
+        view_req = rules_pb2.GetViewRequest(game_id=game_id, seat=seat)
+        view = await replicas.call(first, "GetView", view_req, meta[seat])
+        turn = Turn(
+            game, game_id, seat, legal.version, json.loads(view.view_json), choices, game_id
+        )
+        pick = choices[policies[seat](turn)]
+        command_id = f"bot-{seat}-{legal.version}"
+        submit = rules_pb2.SubmitCommandRequest(
+            game_id=game_id, seat=seat, kind=pick.kind, args_json=json.dumps(pick.args),
+            command_id=command_id, expected_version=legal.version,
+        )  # fmt: skip
+        try:
+            resp = await replicas.call(first, "SubmitCommand", submit, meta[seat])
+        except grpc.aio.AioRpcError as err:  # another attempt of ours landed first
+            if err.code() != grpc.StatusCode.ABORTED:
+                raise
+            continue
+        acks.append(Ack(game_id, command_id, resp.version))
+    raise AssertionError(f"game {game_id} did not end within {MAX_TURNS} turns")
