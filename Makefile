@@ -41,8 +41,11 @@ test: setup
 # The image every service runs (BuildKit or the legacy builder; no registry needed once
 # the python:3.11-slim base is present: deploy/local/base-image.sh builds one offline).
 FALLEN_TAG ?= dev
+# BuildKit when the client has it (buildx, or a client with BuildKit built in, e.g. Debian's
+# docker.io 20.10 with DOCKER_BUILDKIT=1), else the legacy builder; both build offline.
 image:
-	docker build -t fallen-backend:$(FALLEN_TAG) .
+	if docker buildx version >/dev/null 2>&1; then b=1; else b=$${DOCKER_BUILDKIT:-0}; fi; \
+	DOCKER_BUILDKIT=$$b docker build -t fallen-backend:$(FALLEN_TAG) .
 
 # The compose stack for real: engine, images, contract suites on testcontainers, the stack
 # and cluster tests, teardown (deploy/local/stack-test.sh; needs root to install docker).

@@ -39,7 +39,7 @@ def compose_binary() -> list[str]:
     return ["docker", "compose"]
 
 
-def test_override(config: dict[str, Any]) -> dict[str, Any]:
+def override_for(config: dict[str, Any]) -> dict[str, Any]:
     """Return an override that publishes, on ephemeral 127.0.0.1 ports, what the test reads.
 
     Every service of the fallen image that does not publish its gRPC port gets one, and
@@ -49,10 +49,7 @@ def test_override(config: dict[str, Any]) -> dict[str, Any]:
     services: dict[str, Any] = {}
     for name, svc in config["services"].items():
         image = str(svc.get("image", ""))
-        published = {
-            int(str(p.get("target", p)) if isinstance(p, dict) else str(p).rsplit(":", 1)[-1])
-            for p in svc.get("ports", [])
-        }
+        published = {_container_port(p) for p in svc.get("ports", [])}
         if name == "redis":
             services[name] = {"ports": [f"127.0.0.1::{REDIS_PORT}"]}
         elif (
@@ -60,6 +57,13 @@ def test_override(config: dict[str, Any]) -> dict[str, Any]:
         ):
             services[name] = {"ports": [f"127.0.0.1::{GRPC_PORT}"]}
     return {"version": config.get("version", "3.8"), "services": services}
+
+
+def _container_port(port: Any) -> int:
+    """Return the container port of a compose ports entry (short or long form)."""
+    if isinstance(port, dict):
+        return int(port["target"])
+    return int(str(port).rsplit(":", 1)[-1].split("/")[0])
 
 
 def _serves_grpc(svc: dict[str, Any]) -> bool:
@@ -81,7 +85,7 @@ class Stack:
         base = self._run("-f", str(ROOT / "docker-compose.yml"), "config", files=False)
         self.config = yaml.safe_load(base)
         override = self.workdir / "stack-test.override.yml"
-        override.write_text(yaml.safe_dump(test_override(self.config)))
+        override.write_text(yaml.safe_dump(override_for(self.config)))
         self.files = ["-f", str(ROOT / "docker-compose.yml"), "-f", str(override)]
 
     def _run(self, *args: str, files: bool = True, timeout: float = 300) -> str:
@@ -142,11 +146,13 @@ class Stack:
                 state = info["State"]
                 health = (state.get("Health") or {}).get("Status", "none")
                 states[name] = (state["Status"], health)
-                looping = state.get("Restarting") or state.get("RestartCount", 0) >= 2
+                looping = state.get("Restarting") or info.get("RestartCount", 0) >= 2
                 if health == "unhealthy" or state["Status"] in ("exited", "dead") or looping:
+                    probes = (state.get("Health") or {}).get("Log") or [{}]
                     raise StackError(
                         f"container {name} is {state['Status']}/{health} "
-                        f"(restarts {state.get('RestartCount')}):\n{self.logs(info['Id'])}"
+                        f"(restarts {info.get('RestartCount')}), last probe: "
+                        f"{str(probes[-1].get('Output', ''))[-500:]!r}\n{self.logs(info['Id'])}"
                     )
             have = {
                 info["Config"]["Labels"].get("com.docker.compose.service")

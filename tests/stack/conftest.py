@@ -20,7 +20,7 @@ from tests.stack.compose import Stack, StackError
 @pytest.fixture(scope="session")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     """Bring the whole stack up, wait for every healthcheck, tear it down (volumes too)."""
-    secret = secrets.token_hex(32)
+    secret = os.environ.get("FALLEN_JWT_SECRET") or secrets.token_hex(32)
     os.environ["FALLEN_JWT_SECRET"] = secret  # the test's tokens are signed like the stack's
     os.environ.pop("FALLEN_DEV", None)
     env = {
@@ -30,8 +30,11 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         "FALLEN_TAG": os.environ.get("FALLEN_TAG", "dev"),
     }
     workdir: Path = tmp_path_factory.mktemp("stack")
-    project = f"fallenstack{os.getpid()}"
-    s = Stack(project, workdir, env)
+    reuse = os.environ.get("FALLEN_STACK_REUSE", "")  # a project already up (debugging)
+    s = Stack(reuse or f"fallenstack{os.getpid()}", workdir, env)
+    if reuse:
+        yield s
+        return
     try:
         start = time.monotonic()
         s.up()

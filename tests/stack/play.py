@@ -22,6 +22,7 @@ RETRYABLE = {
 }
 RPC_TIMEOUT_S = 10.0
 GIVE_UP_S = 120.0
+CHANCE_WAIT_S = 30.0  # a game left waiting for chance by a crash must be resumed by then
 
 
 @dataclass
@@ -56,6 +57,27 @@ class Replicas:
         """Close every channel."""
         for channel in self.channels:
             await channel.close()
+
+
+async def served_games(replicas: Replicas) -> dict[str, list[str]]:
+    """Return game -> seats that a rules service serves (ListGames)."""
+    req = rules_pb2.ListGamesRequest()
+    out = await replicas.call(0, "ListGames", req, _md("stack-test"))
+    return {k.game: list(k.seats) for k in out.games}
+
+
+async def wait_for_players(
+    replicas: Replicas, first: int, get: Any, host: Metadata, meta: Mapping[str, Metadata]
+) -> float | None:
+    """Poll a game waiting for no player (chance); return seconds waited, None if it stays."""
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+    while loop.time() - start < CHANCE_WAIT_S:
+        await asyncio.sleep(0.5)
+        summary = await replicas.call(first, "GetGame", get, host)
+        if summary.ended or summary.waiting_for in meta:
+            return loop.time() - start
+    return None
 
 
 @dataclass(frozen=True)
@@ -94,8 +116,11 @@ async def play(
             return {"game_id": game_id, "version": summary.version,
                     "outcome": json.loads(summary.outcome_json or "{}")}  # fmt: skip
         seat = summary.waiting_for
-        if seat not in meta:
-            raise AssertionError(f"game {game_id} stalled: it waits for {seat!r}, no player")
+        if seat not in meta:  # chance (answered by the server, also after a crash)
+            waited = await wait_for_players(replicas, first, get, host, meta)
+            if waited is None:
+                raise AssertionError(f"game {game_id} stalled: it waits for {seat!r}, no player")
+            continue
         legal_req = rules_pb2.ListLegalCommandsRequest(game_id=game_id, seat=seat)
         legal = await replicas.call(
             first,

@@ -15,7 +15,7 @@ import uuid
 from services.bots.policies import policy_for
 from tests.stack.checks import audit_report, lost_acks, views_converge
 from tests.stack.compose import REDIS_PORT, Stack, docker
-from tests.stack.play import Ack, Replicas, play
+from tests.stack.play import Ack, Replicas, play, served_games
 
 GAMES = 6
 KILL_AFTER_ACKS = 20  # the first kill comes once the games are well under way
@@ -69,7 +69,7 @@ async def test_killing_one_container_of_each_kind_loses_nothing(stack: Stack):
     (redis,) = stack.endpoints("redis", REDIS_PORT)
     redis_port = int(redis.rsplit(":", 1)[1])
     run = uuid.uuid4().hex[:6]
-    seats = ["a", "b"]
+    seats = (await served_games(replicas))["fallen"]
     policies = {seat: policy_for("fallen", "random") for seat in seats}
     acks: list[Ack] = []
     kills: list[str] = []

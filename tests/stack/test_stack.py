@@ -5,23 +5,13 @@ from __future__ import annotations
 import asyncio
 import uuid
 
-from fallen.rules.v1 import rules_pb2
-
-from services.bots.driver import _md
 from services.bots.policies import policy_for
 from tests.stack.checks import audit_report, lost_acks, views_converge
 from tests.stack.compose import REDIS_PORT, Stack
-from tests.stack.play import Ack, Replicas, play
+from tests.stack.play import Ack, Replicas, play, served_games
 
 GAMES_PER_KIND = 2
 CONVERGE_TIMEOUT_S = 90.0
-
-
-async def _kinds(replicas: Replicas) -> dict[str, list[str]]:
-    """Return game -> seats that a rules service serves."""
-    req = rules_pb2.ListGamesRequest()
-    out = await replicas.call(0, "ListGames", req, _md("stack"))
-    return {k.game: list(k.seats) for k in out.games}
 
 
 async def test_every_rules_service_plays_bot_games_whose_views_and_audit_hold(stack: Stack):
@@ -38,7 +28,7 @@ async def test_every_rules_service_plays_bot_games_whose_views_and_audit_hold(st
     for service in rules_services:
         replicas = Replicas(stack.endpoints(service))
         try:
-            kinds = await _kinds(replicas)
+            kinds = await served_games(replicas)
             assert kinds, f"{service} serves no game"
             games = []
             for game, seats in sorted(kinds.items()):
