@@ -56,6 +56,7 @@ lint: setup
 	$(BIN)/ruff check services tests
 	$(BIN)/mypy services
 	cd protos && ../$(BIN)/buf lint
+	bash .ci/buf-breaking
 
 bench: setup
 	$(BIN)/fallenctl bench store

@@ -8,10 +8,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import grpc
+from fallen.projections.v1 import projections_pb2, projections_pb2_grpc
 from fallen.rules.v1 import rules_pb2, rules_pb2_grpc
 
 from services.bots.policies import Policy, Turn, parse_choices
 from services.kernel.auth import issue_token
+from services.kernel.grpcx.structs import struct_to_py, to_struct
 
 MAX_TURNS = 20_000
 
@@ -43,6 +45,7 @@ def _md(player: str) -> tuple[tuple[str, str], ...]:
 
 async def play_game(
     stub: rules_pb2_grpc.RulesServiceStub,
+    views: projections_pb2_grpc.ProjectionServiceStub,
     game: str,
     seats: Mapping[str, str],
     policies: Mapping[str, Policy],
@@ -50,7 +53,11 @@ async def play_game(
     options: Mapping[str, Any] | None = None,
     game_id: str = "",
 ) -> Result:
-    """Create a game and play it to the end; return its result."""
+    """Create a game and play it to the end; return its result.
+
+    Commands go to the rules service; each seat's view comes from the read side
+    (ProjectionService.GetView with min_version, so the bot sees its own last move).
+    """
     meta = {seat: _md(player) for seat, player in seats.items()}
     first = next(iter(meta.values()))
     created = await stub.CreateGame(
@@ -58,7 +65,7 @@ async def play_game(
             game=game,
             game_id=game_id,
             seats=dict(seats),
-            options_json=json.dumps(options or {}),
+            options=to_struct(options),
             client_seed=seed,
         ),
         metadata=first,
@@ -67,7 +74,7 @@ async def play_game(
     for _ in range(MAX_TURNS):
         summary = await stub.GetGame(rules_pb2.GetGameRequest(game_id=gid), metadata=first)
         if summary.ended:
-            outcome = json.loads(summary.outcome_json or "{}")
+            outcome = struct_to_py(summary.outcome)
             return Result(
                 gid, str(outcome.get("winner", "")), summary.version, summary.final_state_hash
             )
@@ -80,10 +87,13 @@ async def play_game(
         choices = parse_choices(legal.commands)
         if not choices:
             raise RuntimeError(f"game {gid}: seat {seat} must act but has no legal command")
-        view = await stub.GetView(
-            rules_pb2.GetViewRequest(game_id=gid, seat=seat), metadata=meta[seat]
+        view = await views.GetView(
+            projections_pb2.GetViewRequest(
+                game_id=gid, seat=seat, min_version=legal.version, wait_ms=10_000
+            ),
+            metadata=meta[seat],
         )
-        turn = Turn(game, gid, seat, legal.version, json.loads(view.view_json), choices, seed)
+        turn = Turn(game, gid, seat, legal.version, struct_to_py(view.view), choices, seed)
         pick = choices[policies[seat](turn)]
         try:
             await stub.SubmitCommand(
@@ -91,7 +101,7 @@ async def play_game(
                     game_id=gid,
                     seat=seat,
                     kind=pick.kind,
-                    args_json=json.dumps(pick.args),
+                    args=to_struct(pick.args),
                     command_id=f"bot-{seat}-{legal.version}",
                     expected_version=legal.version,
                 ),

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import importlib
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from services.kernel.grpcx.structs import struct_to_py
 
 
 @dataclass(frozen=True)
@@ -75,4 +76,4 @@ def policy_for(game: str, name: str) -> Policy:
 
 def parse_choices(commands: Sequence[Any]) -> list[Choice]:
     """Return Choice objects from LegalCommand messages."""
-    return [Choice(c.kind, json.loads(c.args_json or "{}")) for c in commands]
+    return [Choice(c.kind, struct_to_py(c.args)) for c in commands]

@@ -42,6 +42,7 @@ async def _through_grpc(game: str, games: int) -> dict[str, Any]:
     """Return commands/s and latency through the rules gRPC API, next to a raw echo."""
     import grpc
     from fallen.echo.v1 import echo_pb2, echo_pb2_grpc
+    from fallen.projections.v1 import projections_pb2_grpc
     from fallen.rules.v1 import rules_pb2_grpc
 
     from services.app import serve
@@ -56,6 +57,7 @@ async def _through_grpc(game: str, games: int) -> dict[str, Any]:
         try:
             async with grpc.aio.insecure_channel(f"127.0.0.1:{backend.port}") as ch:
                 stub = rules_pb2_grpc.RulesServiceStub(ch)
+                views = projections_pb2_grpc.ProjectionServiceStub(ch)
                 lat: list[float] = []
                 orig = stub.SubmitCommand
 
@@ -70,7 +72,7 @@ async def _through_grpc(game: str, games: int) -> dict[str, Any]:
                 policies = {seat: random_legal for seat in seats}
                 start = time.perf_counter()
                 for i in range(games):
-                    await play_game(stub, game, seats, policies, f"g{i}")
+                    await play_game(stub, views, game, seats, policies, f"g{i}")
                 took = time.perf_counter() - start
                 echo = echo_pb2_grpc.EchoServiceStub(ch)
                 req = echo_pb2.EchoRequest(payload=b"x" * 64)

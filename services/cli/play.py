@@ -12,10 +12,12 @@ from typing import Annotated
 
 import grpc
 import typer
+from fallen.projections.v1 import projections_pb2, projections_pb2_grpc
 from fallen.rules.v1 import rules_pb2, rules_pb2_grpc
 
 from services.bots.driver import play_game
 from services.bots.policies import policy_for
+from services.kernel.grpcx.structs import struct_to_py
 
 
 @contextlib.asynccontextmanager
@@ -77,6 +79,7 @@ async def _play(
 ) -> None:
     async with rules_channel(target, store) as channel:
         stub = rules_pb2_grpc.RulesServiceStub(channel)
+        views = projections_pb2_grpc.ProjectionServiceStub(channel)
         from services.bots.driver import _md
 
         kinds = await stub.ListGames(rules_pb2.ListGamesRequest(), metadata=_md("cli"))
@@ -88,7 +91,7 @@ async def _play(
         policies = {seat: policy_for(game, name) for seat, name in names.items()}
         for i in range(games):
             players = {seat: f"bot-{seat}-{seed}-{i}" for seat in seats}
-            result = await play_game(stub, game, players, policies, f"{seed}-{i}", options)
+            result = await play_game(stub, views, game, players, policies, f"{seed}-{i}", options)
             typer.echo(result.to_json())
 
 
@@ -104,14 +107,14 @@ def view(
         from services.kernel.grpcx.client import ServiceCredentials
 
         async with grpc.aio.insecure_channel(target) as channel:
-            stub = rules_pb2_grpc.RulesServiceStub(channel)
+            stub = projections_pb2_grpc.ProjectionServiceStub(channel)
             try:
                 resp = await stub.GetView(
-                    rules_pb2.GetViewRequest(game_id=game_id, seat=seat),
+                    projections_pb2.GetViewRequest(game_id=game_id, seat=seat),
                     metadata=ServiceCredentials("fallenctl").metadata(),
                 )
             except grpc.aio.AioRpcError as err:
                 raise typer.BadParameter(f"{err.code().name}: {err.details()}") from err
-            return json.dumps({"version": resp.version, "view": json.loads(resp.view_json)})
+            return json.dumps({"version": resp.version, "view": struct_to_py(resp.view)})
 
     typer.echo(asyncio.run(run()))

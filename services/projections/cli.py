@@ -72,7 +72,9 @@ async def _remote_records(game_id: str, target: str, token: str | None) -> list[
             )
         except grpc.aio.AioRpcError as err:
             raise Refused(f"{err.code().name}: {err.details()}") from err
-    return [json.loads(r.record_json) for r in resp.records]
+    from services.kernel.grpcx.structs import struct_to_py
+
+    return [struct_to_py(r.record) for r in resp.records]
 
 
 async def _store_records(game_id: str, url: str) -> list[dict[str, Any]]:

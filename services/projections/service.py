@@ -16,14 +16,15 @@ from services.audit import disputes
 from services.audit.logfile import store_records
 from services.audit.verify import Report, verify_game
 from services.kernel.auth import Principal, principal_from_metadata
-from services.kernel.canonical import canonical_json
 from services.kernel.errors import DomainError, InvalidArgument, NotFound, PermissionDenied
 from services.kernel.games import check_game_id, game_ended, game_info
 from services.kernel.grpcx.rpc import rpc, status_for
 from services.kernel.grpcx.server import Mount
+from services.kernel.grpcx.structs import to_struct, to_value
 from services.kernel.store.base import EventStore
 from services.projections.records import GAME_FAMILIES, game_streams, may_see
 from services.projections.viewstore import ViewRecord, ViewStore
+from services.projections.watch import WatchHub
 from services.rules.common.api import CHANCE, GameRules
 from services.rules.registry import load
 
@@ -33,6 +34,8 @@ MAX_WAIT_MS = 10_000
 WATCH_POLL_S = 0.25
 DEFAULT_LIMIT = 1000
 MAX_LIMIT = 5000
+DEFAULT_GAMES = 100
+MAX_GAMES = 500
 
 
 class ProjectionServicer(pb_grpc.ProjectionServiceServicer):
@@ -44,6 +47,7 @@ class ProjectionServicer(pb_grpc.ProjectionServiceServicer):
         self.store = store
         self.views = views
         self.games = dict(games or {})
+        self.hub = WatchHub(views)
 
     def rules_of(self, game: str) -> GameRules | None:
         """Return the engine of a game kind, or None."""
@@ -105,7 +109,7 @@ class ProjectionServicer(pb_grpc.ProjectionServiceServicer):
             game_id=rec.game_id,
             seat=rec.seat,
             version=rec.version,
-            view_json=rec.view_json,
+            view=to_struct(json.loads(rec.view_json)),
             ended=rec.ended,
         )
 
@@ -119,22 +123,41 @@ class ProjectionServicer(pb_grpc.ProjectionServiceServicer):
         except DomainError as exc:
             await context.abort(status_for(exc), str(exc))
             return
-        last = request.after_version
-        key = seat or ""
-        while True:
-            rec = await self.views.get_view(request.game_id, key)
-            if rec is not None and rec.version > last:
-                last = rec.version
-                yield pb.WatchViewResponse(
-                    game_id=rec.game_id,
-                    seat=rec.seat,
-                    version=rec.version,
-                    view_json=rec.view_json,
-                    ended=rec.ended,
+        async for rec in self.hub.watch(request.game_id, seat or "", request.after_version):
+            yield pb.WatchViewResponse(
+                game_id=rec.game_id,
+                seat=rec.seat,
+                version=rec.version,
+                view=to_struct(json.loads(rec.view_json)),
+                ended=rec.ended,
+            )
+
+    @rpc
+    async def ListGames(
+        self, request: pb.ListGamesRequest, context: grpc.aio.ServicerContext, principal: Principal
+    ) -> pb.ListGamesResponse:
+        """List the games of the read model (public facts only), in progress first."""
+        if len(request.game) > 64:
+            raise InvalidArgument("game", "is longer than 64 characters")
+        limit = min(request.limit or DEFAULT_GAMES, MAX_GAMES)
+        out: list[pb.GameSummary] = []
+        for game_id in await self.views.games():
+            rec = await self.views.load_game(game_id)
+            if not rec or not rec.get("game") or (request.game and rec["game"] != request.game):
+                continue
+            heads = rec.get("heads", {})
+            out.append(
+                pb.GameSummary(
+                    game_id=game_id,
+                    game=rec["game"],
+                    seats=dict(rec.get("seats", {})),
+                    version=int(heads.get(f"game-{game_id}", [0])[0]),
+                    ended=bool(rec.get("ended")),
                 )
-            if rec is not None and rec.ended and rec.version <= last:
-                return
-            await self.views.wait_change(request.game_id, WATCH_POLL_S)
+            )
+        out.sort(key=lambda g: (g.ended, g.game_id))
+        del out[limit:]
+        return pb.ListGamesResponse(games=out)
 
     @rpc
     async def ReadEvents(
@@ -163,9 +186,9 @@ class ProjectionServicer(pb_grpc.ProjectionServiceServicer):
                     position=env.position,
                     type=env.type,
                     schema_version=env.schema_version,
-                    data_json=canonical_json(env.data),
+                    data=to_struct(env.data),
                     occurred_at=env.occurred_at,
-                    visibility_json=canonical_json(env.visibility),
+                    visibility=to_value(env.visibility),
                 )
             )
         head = envs[-1].version if envs else await self.store.version(stream)
@@ -207,7 +230,7 @@ class ProjectionServicer(pb_grpc.ProjectionServiceServicer):
         )
         resp = pb.ReadAuditLogResponse(
             game_id=request.game_id,
-            records=[pb.AuditRecord(record_json=canonical_json(r)) for r in records],
+            records=[pb.AuditRecord(record=to_struct(r)) for r in records],
             commitment=report.commitment,
             server_seed=report.server_seed,
             chain_ok=report.chain_ok,
@@ -240,7 +263,7 @@ class ProjectionServicer(pb_grpc.ProjectionServiceServicer):
         return pb.OpenDisputeResponse(
             dispute_id=ruling.dispute_id,
             verified=ruling.verified,
-            report_json=json.dumps(ruling.report, sort_keys=True),
+            report=to_struct(ruling.report),
             version=ruling.version,
             deduplicated=ruling.deduplicated,
         )

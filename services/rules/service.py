@@ -2,35 +2,26 @@
 
 from __future__ import annotations
 
-import asyncio
-import json
 import uuid
-from collections.abc import AsyncIterator
 
 import grpc
 from fallen.rules.v1 import rules_pb2, rules_pb2_grpc
 
-from services.kernel.auth import Principal, principal_from_metadata
-from services.kernel.errors import DomainError, InvalidArgument, PermissionDenied
-from services.kernel.grpcx.rpc import rpc, status_for
+from services.kernel.auth import Principal
+from services.kernel.errors import InvalidArgument, PermissionDenied
+from services.kernel.grpcx.rpc import rpc
 from services.kernel.grpcx.server import Mount
+from services.kernel.grpcx.structs import client_struct, to_struct
 from services.rules.common.api import CHANCE, Command
 from services.rules.registry import ENGINES
-from services.rules.runner import GameRunner, Loaded, new_game_id, parse_args
+from services.rules.runner import GameRunner, Loaded, new_game_id
 
 SERVICE_NAME = rules_pb2.DESCRIPTOR.services_by_name["RulesService"].full_name
-WATCH_POLL_S = 0.2
 
 
-def _dumps(obj: object) -> str:
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"))
-
-
-def _authorize(loaded: Loaded, principal: Principal, seat: str, spectator_ok: bool) -> str | None:
-    """Return the seat the caller reads as (None = spectator) or raise."""
+def _authorize(loaded: Loaded, principal: Principal, seat: str) -> str:
+    """Return the caller's seat or raise."""
     if not seat:
-        if spectator_ok:
-            return None
         raise InvalidArgument("seat", "is required")
     if seat == CHANCE or seat not in loaded.seats:
         raise InvalidArgument(
@@ -57,7 +48,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         """Create a game."""
         if not request.game:
             raise InvalidArgument("game", f"is required; one of {sorted(ENGINES)}")
-        options = parse_args(request.options_json, "options_json")
+        options = client_struct(request.options, "options")
         if not request.seats:
             raise InvalidArgument("seats", "map each seat to a player id")
         game_id = request.game_id or new_game_id(str(uuid.uuid4()))
@@ -78,11 +69,10 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         """Submit one command."""
         if not request.kind:
             raise InvalidArgument("kind", "is required; see ListLegalCommands")
-        args = parse_args(request.args_json)
+        args = client_struct(request.args, "args")
         loaded = await self.runner.load(request.game_id)
-        seat = _authorize(loaded, principal, request.seat, spectator_ok=False)
-        assert seat is not None
-        expected = request.expected_version if request.HasField("expected_version") else None
+        seat = _authorize(loaded, principal, request.seat)
+        expected = request.expected_version or None
         after, dedup = await self.runner.submit(
             request.game_id, Command(seat, request.kind, args), request.command_id, expected
         )
@@ -90,7 +80,8 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         return rules_pb2.SubmitCommandResponse(
             version=after.version,
             deduplicated=dedup,
-            outcome_json=_dumps(outcome) if outcome else "",
+            outcome=to_struct(outcome) if outcome else None,
+            ended=after.ended,
         )
 
     @rpc
@@ -102,8 +93,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
     ) -> rules_pb2.ListLegalCommandsResponse:
         """List a seat's legal commands."""
         loaded = await self.runner.load(request.game_id)
-        seat = _authorize(loaded, principal, request.seat, spectator_ok=False)
-        assert seat is not None
+        seat = _authorize(loaded, principal, request.seat)
         pending = loaded.rules.pending(loaded.state)
         commands = loaded.rules.legal_commands(loaded.state, seat) if pending else []
         return rules_pb2.ListLegalCommandsResponse(
@@ -111,47 +101,9 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
             waiting_for=pending.seat if pending else "",
             decision=pending.kind if pending else "",
             commands=[
-                rules_pb2.LegalCommand(kind=c.kind, args_json=_dumps(dict(c.args)))
-                for c in commands
+                rules_pb2.LegalCommand(kind=c.kind, args=to_struct(c.args)) for c in commands
             ],
         )
-
-    @rpc
-    async def GetView(
-        self,
-        request: rules_pb2.GetViewRequest,
-        context: grpc.aio.ServicerContext,
-        principal: Principal,
-    ) -> rules_pb2.GetViewResponse:
-        """Return a seat's (or the spectator's) view."""
-        loaded = await self.runner.load(request.game_id)
-        seat = _authorize(loaded, principal, request.seat, spectator_ok=True)
-        return rules_pb2.GetViewResponse(
-            version=loaded.version, view_json=_dumps(loaded.rules.view(loaded.state, seat))
-        )
-
-    async def WatchView(
-        self, request: rules_pb2.WatchViewRequest, context: grpc.aio.ServicerContext
-    ) -> AsyncIterator[rules_pb2.WatchViewResponse]:
-        """Push the view every time the game's version moves past after_version."""
-        try:
-            principal = principal_from_metadata(context.invocation_metadata())
-            loaded = await self.runner.load(request.game_id)
-            seat = _authorize(loaded, principal, request.seat, spectator_ok=True)
-        except DomainError as exc:
-            await context.abort(status_for(exc), str(exc))
-            return
-        last = request.after_version
-        while True:
-            loaded = await self.runner.load(request.game_id)
-            if loaded.version > last:
-                last = loaded.version
-                yield rules_pb2.WatchViewResponse(
-                    version=loaded.version, view_json=_dumps(loaded.rules.view(loaded.state, seat))
-                )
-            if loaded.ended:
-                return
-            await asyncio.sleep(WATCH_POLL_S)
 
     @rpc
     async def GetGame(
@@ -170,7 +122,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
             seats=dict(loaded.seats),
             version=loaded.version,
             ended=loaded.ended,
-            outcome_json=_dumps(outcome) if outcome else "",
+            outcome=to_struct(outcome) if outcome else None,
             final_state_hash=loaded.rules.state_hash(loaded.state) if loaded.ended else "",
             waiting_for=pending.seat if pending else "",
         )

@@ -164,11 +164,10 @@ async def test_every_split_server_serves_health_and_reflection(split):
 
 
 async def test_a_fallen_game_plays_through_the_split_rules_and_dice_processes(split):
-    import json
-
     from fallen.rules.v1 import rules_pb2, rules_pb2_grpc
 
     from services.bots.policies import Turn, parse_choices, random_legal
+    from services.kernel.grpcx.structs import to_struct
 
     # given the rules process, which reaches dice over gRPC
     async with (
@@ -199,12 +198,12 @@ async def test_a_fallen_game_plays_through_the_split_rules_and_dice_processes(sp
             ]
             await rules.SubmitCommand(
                 rules_pb2.SubmitCommandRequest(
-                    game_id="split1", seat=seat, kind=pick.kind, args_json=json.dumps(pick.args)
+                    game_id="split1", seat=seat, kind=pick.kind, args=to_struct(pick.args)
                 ),
                 metadata=md,
             )
         # then it ended with a winner, and the dice process revealed and verifies the seed
-        assert game.ended and json.loads(game.outcome_json)["winner"] in players
+        assert game.ended and game.outcome["winner"] in players
         dice = dice_pb2_grpc.DiceServiceStub(dch)
         reveal = await dice.Reveal(dice_pb2.RevealRequest(game_id="split1"), metadata=svc_md())
         assert reveal.commitment == created.dice_commitment

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import grpc
+from fallen.projections.v1 import projections_pb2_grpc
 from fallen.rules.v1 import rules_pb2_grpc
 
 from services.app import serve
@@ -21,10 +22,11 @@ async def test_bots_finish_toy_games_through_the_full_backend(tmp_path, monkeypa
     try:
         async with grpc.aio.insecure_channel(f"127.0.0.1:{backend.port}") as channel:
             stub = rules_pb2_grpc.RulesServiceStub(channel)
+            views = projections_pb2_grpc.ProjectionServiceStub(channel)
             policies = {"a": random_legal, "b": random_legal}
             # when bots play three games
             results = [
-                await play_game(stub, "toy", {"a": "p1", "b": "p2"}, policies, f"s{i}")
+                await play_game(stub, views, "toy", {"a": "p1", "b": "p2"}, policies, f"s{i}")
                 for i in range(3)
             ]
     finally:

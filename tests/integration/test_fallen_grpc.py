@@ -7,7 +7,6 @@ for appending nothing (the game stream's version does not move).
 from __future__ import annotations
 
 import hashlib
-import json
 import random
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -16,11 +15,14 @@ from typing import Any
 import grpc
 import pytest
 from fallen.dice.v1 import dice_pb2, dice_pb2_grpc
+from fallen.projections.v1 import projections_pb2, projections_pb2_grpc
 from fallen.rules.v1 import rules_pb2, rules_pb2_grpc
+from google.protobuf.struct_pb2 import Struct
 
 from services.app import Backend, serve
 from services.bots.policies import Turn, parse_choices
 from services.kernel.auth import issue_token
+from services.kernel.grpcx.structs import struct_to_py, to_struct
 from services.kernel.store.sqlite import SqliteEventStore
 from services.rules.fallen.bot import heuristic
 from services.rules.fallen.cards import card
@@ -49,6 +51,7 @@ class Api:
     rules: rules_pb2_grpc.RulesServiceStub
     dice: dice_pb2_grpc.DiceServiceStub
     backend: Backend
+    views: projections_pb2_grpc.ProjectionServiceStub
 
 
 @pytest.fixture
@@ -63,6 +66,7 @@ async def api(tmp_path, monkeypatch) -> AsyncIterator[Api]:
             rules_pb2_grpc.RulesServiceStub(channel),
             dice_pb2_grpc.DiceServiceStub(channel),
             backend,
+            projections_pb2_grpc.ProjectionServiceStub(channel),
         )
     finally:
         await channel.close()
@@ -85,9 +89,9 @@ async def version(api: Api, game_id: str) -> int:
 def submit(
     game_id: str, seat: str, kind: str, args: Any = None, **extra: Any
 ) -> rules_pb2.SubmitCommandRequest:
-    args_json = args if isinstance(args, str) else json.dumps(args or {})
+    struct = args if isinstance(args, Struct) else to_struct(args or {})
     return rules_pb2.SubmitCommandRequest(
-        game_id=game_id, seat=seat, kind=kind, args_json=args_json, **extra
+        game_id=game_id, seat=seat, kind=kind, args=struct, **extra
     )
 
 
@@ -120,7 +124,7 @@ async def test_a_new_game_waits_for_the_hero_to_choose_a_character(api):
     )
     # then he must choose a Hero, and the dice seed is committed
     assert legal.waiting_for == "hero" and legal.decision == "choose_hero"
-    assert {json.loads(c.args_json)["character"] for c in legal.commands} >= {"merace"}
+    assert {c.args["character"] for c in legal.commands} >= {"merace"}
     assert legal.version == created.version and len(created.dice_commitment) == 64
 
 
@@ -183,8 +187,7 @@ async def test_a_stale_expected_version_is_aborted(api):
 @pytest.mark.parametrize(
     ("kind", "args", "words"),
     [
-        ("choose_hero", "{", ("args_json", "not valid JSON")),
-        ("choose_hero", "[1]", ("args_json", "JSON object")),
+        ("choose_hero", {"character": [[[[[[[[[[[[[[[[[["x"]]]]]]]]]]]]]]]]]]}, ("args", "deeper")),
         ("choose_hero", {"character": 3}, ("args.character", "must be str")),
         ("choose_hero", {}, ("args.character", "required")),
         ("choose_hero", {"character": "merace", "x": 1}, ("args.x", "unexpected field")),
@@ -265,12 +268,15 @@ async def drive_until(
             legal = await api.rules.ListLegalCommands(
                 rules_pb2.ListLegalCommandsRequest(game_id=gid, seat=seat), metadata=md(player)
             )
-            view = json.loads(
+            view = struct_to_py(
                 (
-                    await api.rules.GetView(
-                        rules_pb2.GetViewRequest(game_id=gid, seat=seat), metadata=md(player)
+                    await api.views.GetView(
+                        projections_pb2.GetViewRequest(
+                            game_id=gid, seat=seat, min_version=legal.version, wait_ms=10_000
+                        ),
+                        metadata=md(player),
                     )
-                ).view_json
+                ).view
             )
             choices = parse_choices(legal.commands)
             if seat == "hero" and legal.decision == "window":
@@ -323,7 +329,7 @@ async def test_a_random_legal_game_ends_with_the_seed_revealed_and_verified(api)
     # given a Fallen game and a seeded random player for each seat
     created = await create(api, "full")
     rng = random.Random(7)
-    seat, outcome, steps = "hero", "", 0
+    seat, outcome, steps = "hero", False, 0
     # when each seat submits a random command of its ListLegalCommands until the game ends
     while not outcome:
         steps += 1
@@ -341,16 +347,16 @@ async def test_a_random_legal_game_ends_with_the_seed_revealed_and_verified(api)
                 "full",
                 seat,
                 pick.kind,
-                pick.args_json,
+                pick.args,
                 command_id=f"{seat}-{legal.version}",
                 expected_version=legal.version,
             ),
             metadata=md(SEATS[seat]),
         )
-        outcome = resp.outcome_json
+        outcome = resp.ended
     # then the game is over with a winner and a GameEnded event
     summary = await api.rules.GetGame(rules_pb2.GetGameRequest(game_id="full"), metadata=md("bob"))
-    assert summary.ended and json.loads(summary.outcome_json)["winner"] in SEATS
+    assert summary.ended and summary.outcome["winner"] in SEATS
     assert len(summary.final_state_hash) == 64
     assert (await api.backend.store.read("game-full"))[-1].type == "GameEnded"
     # and the dice seed is revealed, matches the commitment, and re-derives every roll

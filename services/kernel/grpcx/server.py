@@ -8,7 +8,8 @@ from typing import Any
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
+
+from services.kernel.grpcx import reflection_v1
 
 
 @dataclass(frozen=True)
@@ -48,8 +49,7 @@ async def start_server(mounts: Sequence[Mount], address: str) -> Running:
     for m in mounts:
         m.add(m.servicer, server)
         names.append(m.service_name)
-    names.append(reflection.SERVICE_NAME)
-    reflection.enable_server_reflection(names, server)
+    reflection_v1.enable(names, server)
     port = server.add_insecure_port(address)
     if port == 0:
         raise RuntimeError(f"could not bind {address}")
