@@ -6,17 +6,12 @@ import asyncio
 import time
 from typing import Any
 
-import grpc
-from fallen.projections.v1 import projections_pb2 as pb
-from fallen.projections.v1 import projections_pb2_grpc as pb_grpc
-
 from services.audit.logfile import store_records
 from services.audit.verify import verify_game
 from services.kernel.canonical import canonical_json
-from services.kernel.grpcx.client import ServiceCredentials
 from services.kernel.store.redis import RedisEventStore
 from services.projections import core
-from services.projections.cli import rules_of
+from services.projections.cli import _remote_records, rules_of
 from services.projections.records import record_envelope
 from services.projections.redis_views import RedisViewStore
 from tests.stack.play import Ack
@@ -67,16 +62,7 @@ async def views_converge(redis_port: int, game_ids: list[str], timeout: float) -
 
 async def audit_report(projections: str, game_id: str) -> dict[str, Any]:
     """Read a finished game's audit log through ProjectionService and verify it."""
-    async with grpc.aio.insecure_channel(projections) as channel:
-        stub = pb_grpc.ProjectionServiceStub(channel)
-        resp = await stub.ReadAuditLog(
-            pb.ReadAuditLogRequest(game_id=game_id),
-            metadata=ServiceCredentials("stack-test").metadata(),
-            timeout=30,
-        )
-    import json
-
-    records = [json.loads(r.record_json) for r in resp.records]
+    records = await _remote_records(game_id, projections, None)
     return verify_game(game_id, records, rules_of).to_dict()
 
 

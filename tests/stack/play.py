@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
+from fallen.projections.v1 import projections_pb2
 from fallen.rules.v1 import rules_pb2, rules_pb2_grpc
 
 from services.bots.driver import MAX_TURNS, _md
 from services.bots.policies import Policy, Turn, parse_choices
+from services.kernel.grpcx.structs import struct_to_py, to_struct
 
 Metadata = tuple[tuple[str, str], ...]
 RETRYABLE = {
@@ -27,15 +28,16 @@ CHANCE_WAIT_S = 30.0  # a game left waiting for chance by a crash must be resume
 
 @dataclass
 class Replicas:
-    """Stubs for every replica of a rules service; a failed call moves on to the next."""
+    """Stubs for every replica of a service; a failed call moves on to the next."""
 
     endpoints: list[str]
+    stub: Any = rules_pb2_grpc.RulesServiceStub
     retries: int = 0
     channels: list[grpc.aio.Channel] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.channels = [grpc.aio.insecure_channel(e) for e in self.endpoints]
-        self.stubs = [rules_pb2_grpc.RulesServiceStub(c) for c in self.channels]
+        self.stubs = [self.stub(c) for c in self.channels]
 
     async def call(self, first: int, method: str, request: Any, metadata: Metadata) -> Any:
         """Call method on replica `first`, then on the others in turn while none answers."""
@@ -91,6 +93,7 @@ class Ack:
 
 async def play(
     replicas: Replicas,
+    views: Replicas,
     first: int,
     game: str,
     game_id: str,
@@ -102,7 +105,7 @@ async def play(
     meta = {seat: _md(player) for seat, player in seats.items()}
     host = next(iter(meta.values()))
     create = rules_pb2.CreateGameRequest(
-        game=game, game_id=game_id, seats=dict(seats), options_json="{}", client_seed=game_id
+        game=game, game_id=game_id, seats=dict(seats), options=to_struct({}), client_seed=game_id
     )
     try:
         await replicas.call(first, "CreateGame", create, host)
@@ -114,7 +117,7 @@ async def play(
         summary = await replicas.call(first, "GetGame", get, host)
         if summary.ended:
             return {"game_id": game_id, "version": summary.version,
-                    "outcome": json.loads(summary.outcome_json or "{}")}  # fmt: skip
+                    "outcome": struct_to_py(summary.outcome)}  # fmt: skip
         seat = summary.waiting_for
         if seat not in meta:  # chance (answered by the server, also after a crash)
             waited = await wait_for_players(replicas, first, get, host, meta)
@@ -131,15 +134,15 @@ async def play(
         choices = parse_choices(legal.commands)
         if not choices:
             raise AssertionError(f"game {game_id}: seat {seat!r} must act but has no legal command")
-        view_req = rules_pb2.GetViewRequest(game_id=game_id, seat=seat)
-        view = await replicas.call(first, "GetView", view_req, meta[seat])
-        turn = Turn(
-            game, game_id, seat, legal.version, json.loads(view.view_json), choices, game_id
+        view_req = projections_pb2.GetViewRequest(
+            game_id=game_id, seat=seat, min_version=legal.version, wait_ms=5_000
         )
+        view = await views.call(first, "GetView", view_req, meta[seat])
+        turn = Turn(game, game_id, seat, legal.version, struct_to_py(view.view), choices, game_id)
         pick = choices[policies[seat](turn)]
         command_id = f"bot-{seat}-{legal.version}"
         submit = rules_pb2.SubmitCommandRequest(
-            game_id=game_id, seat=seat, kind=pick.kind, args_json=json.dumps(pick.args),
+            game_id=game_id, seat=seat, kind=pick.kind, args=to_struct(pick.args),
             command_id=command_id, expected_version=legal.version,
         )  # fmt: skip
         try:

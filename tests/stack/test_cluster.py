@@ -12,6 +12,8 @@ import asyncio
 import time
 import uuid
 
+from fallen.projections.v1.projections_pb2_grpc import ProjectionServiceStub
+
 from services.bots.policies import policy_for
 from tests.stack.checks import audit_report, lost_acks, views_converge
 from tests.stack.compose import REDIS_PORT, Stack, docker
@@ -66,6 +68,7 @@ async def test_killing_one_container_of_each_kind_loses_nothing(stack: Stack):
     replicas = Replicas(stack.endpoints(rules_service))
     assert len(replicas.endpoints) == 2
     (projections,) = stack.endpoints("projections")
+    views = Replicas([projections], ProjectionServiceStub)
     (redis,) = stack.endpoints("redis", REDIS_PORT)
     redis_port = int(redis.rsplit(":", 1)[1])
     run = uuid.uuid4().hex[:6]
@@ -77,13 +80,14 @@ async def test_killing_one_container_of_each_kind_loses_nothing(stack: Stack):
     # when bots play games on both replicas while one container of each kind is killed
     start = time.monotonic()
     games = [
-        play(replicas, i, "fallen", f"cl{run}g{i}", players(run, i, seats), policies, acks)
+        play(replicas, views, i, "fallen", f"cl{run}g{i}", players(run, i, seats), policies, acks)
         for i in range(GAMES)
     ]
     try:
         results, _ = await asyncio.gather(asyncio.gather(*games), chaos(stack, kinds, acks, kills))
     finally:
         await replicas.close()
+        await views.close()
     played = [r["game_id"] for r in results]
     took = time.monotonic() - start
     # then every game finished, and the views converge to a rebuild

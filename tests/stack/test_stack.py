@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import uuid
 
+from fallen.projections.v1.projections_pb2_grpc import ProjectionServiceStub
+
 from services.bots.policies import policy_for
 from tests.stack.checks import audit_report, lost_acks, views_converge
 from tests.stack.compose import REDIS_PORT, Stack
@@ -19,6 +21,7 @@ async def test_every_rules_service_plays_bot_games_whose_views_and_audit_hold(st
     rules_services = stack.services_running("rules-")
     assert rules_services, "the compose file runs no rules-* service"
     (projections,) = stack.endpoints("projections")
+    views = Replicas([projections], ProjectionServiceStub)
     (redis,) = stack.endpoints("redis", REDIS_PORT)
     redis_port = int(redis.rsplit(":", 1)[1])
     run = uuid.uuid4().hex[:6]
@@ -36,11 +39,12 @@ async def test_every_rules_service_plays_bot_games_whose_views_and_audit_hold(st
                 for i in range(GAMES_PER_KIND):
                     gid = f"st{run}{service.replace('-', '')}{game}{i}"
                     players = {seat: f"bot-{seat}-{gid}" for seat in seats}
-                    games.append(play(replicas, 0, game, gid, players, policies, acks))
+                    games.append(play(replicas, views, 0, game, gid, players, policies, acks))
             results = await asyncio.gather(*games)
         finally:
             await replicas.close()
         played += [r["game_id"] for r in results]
+    await views.close()
     # then every game ended, and the faust workers' views equal a rebuild from the store
     took = await views_converge(redis_port, played, CONVERGE_TIMEOUT_S)
     print(f"\nstack: {len(played)} games, {len(acks)} commands; views = rebuild after {took:.1f} s")
