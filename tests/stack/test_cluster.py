@@ -12,6 +12,7 @@ import asyncio
 import time
 import uuid
 
+import pytest
 from fallen.projections.v1.projections_pb2_grpc import ProjectionServiceStub
 
 from services.bots.policies import policy_for
@@ -23,6 +24,8 @@ GAMES = 6
 KILL_AFTER_ACKS = 20  # the first kill comes once the games are well under way
 DOWN_S = 2.0
 CONVERGE_TIMEOUT_S = 180.0
+
+pytestmark = pytest.mark.timeout(600)
 
 
 def pools(stack: Stack) -> list[str]:
@@ -76,7 +79,8 @@ async def test_killing_one_container_of_each_kind_loses_nothing(stack: Stack):
     policies = {seat: policy_for("fallen", "random") for seat in seats}
     acks: list[Ack] = []
     kills: list[str] = []
-    kinds = [*scaled, "relay"]
+    workers = [s for s in scaled if not s.startswith("rules-")]
+    kinds = [*workers, "relay", *[s for s in scaled if s.startswith("rules-")]]
     # when bots play games on both replicas while one container of each kind is killed
     start = time.monotonic()
     games = [

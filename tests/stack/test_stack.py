@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 
+import pytest
 from fallen.projections.v1.projections_pb2_grpc import ProjectionServiceStub
 
 from services.bots.policies import policy_for
@@ -14,6 +15,8 @@ from tests.stack.play import Ack, Replicas, play, served_games
 
 GAMES_PER_KIND = 2
 CONVERGE_TIMEOUT_S = 90.0
+
+pytestmark = pytest.mark.timeout(300)
 
 
 async def test_every_rules_service_plays_bot_games_whose_views_and_audit_hold(stack: Stack):
