@@ -39,7 +39,10 @@ phase "contract suites on testcontainers passed"
 FALLEN_TEST_SERVERS=local "$py" -m pytest -q -p no:cacheprovider tests/contract
 phase "contract suites on local binaries passed"
 
-FALLEN_STACK=1 "$py" -m pytest -q -s -p no:cacheprovider tests/stack
+# In this order: the stack as started, the image against deploy/, then the cluster test
+# (it scales the pools and kills containers).
+FALLEN_STACK=1 "$py" -m pytest -q -s -p no:cacheprovider tests/stack/test_stack.py \
+  tests/stack/test_image_vs_manifests.py tests/stack/test_cluster.py
 phase "stack and cluster tests passed"
 docker image prune -f >/dev/null  # dangling layers of rebuilt images only
 phase "done"

@@ -46,6 +46,7 @@ async def test_every_rules_service_plays_bot_games_whose_views_and_audit_hold(st
             results = await asyncio.gather(*games)
         finally:
             await replicas.close()
+        assert [r for r in results if "stalled" in r] == []
         played += [r["game_id"] for r in results]
     await views.close()
     # then every game ended, and the faust workers' views equal a rebuild from the store
