@@ -5,7 +5,7 @@
 #     when they exist;
 #  2. the project image (`make image`);
 #  3. the contract suites with their servers in containers (testcontainers, stand-in
-#     images) and again with the local binaries;
+#     images); CI's `make test` runs them on the local binaries (FALLEN_TEST_SERVERS=local);
 #  4. tests/stack: the whole docker-compose.yml up, every healthcheck waited for, bot games
 #     through the published ports, views and audit log checked, then the cluster test
 #     (pools scaled to two, one container of each kind killed), then `down -v`.
@@ -21,6 +21,14 @@ phase() { printf 'stack-test: %s (%ss)\n' "$*" "$(( $(date +%s) - t0 ))" >&2; }
 
 started="$(bash deploy/local/engine.sh)"
 stop_engine() {
+  # Whatever a killed test run left of its compose projects (fallenstack<pid>).
+  for p in $(docker ps -a --format '{{.Label "com.docker.compose.project"}}' 2>/dev/null \
+             | grep '^fallenstack' | sort -u); do
+    docker rm -f $(docker ps -aq --filter "label=com.docker.compose.project=$p") >/dev/null || true
+    docker volume rm $(docker volume ls -q --filter "label=com.docker.compose.project=$p") \
+      >/dev/null 2>&1 || true
+    docker network rm "${p}_default" >/dev/null 2>&1 || true
+  done
   if [[ "$started" == started && -f /run/fallen-dockerd.pid ]]; then
     kill "$(cat /run/fallen-dockerd.pid)" 2>/dev/null || true
     rm -f /run/fallen-dockerd.pid
@@ -36,8 +44,6 @@ phase "image fallen-backend:${FALLEN_TAG:-dev} built"
 
 FALLEN_TEST_SERVERS=containers "$py" -m pytest -q -p no:cacheprovider tests/contract
 phase "contract suites on testcontainers passed"
-FALLEN_TEST_SERVERS=local "$py" -m pytest -q -p no:cacheprovider tests/contract
-phase "contract suites on local binaries passed"
 
 # In this order: the stack as started, the image against deploy/, then the cluster test
 # (it scales the pools and kills containers).
