@@ -8,7 +8,7 @@ GEN := gen
 PROTOS := $(shell find protos -name '*.proto')
 GENSTAMP := $(GEN)/.stamp
 
-.PHONY: all setup proto run test lint bench clean image stack-test
+.PHONY: all setup proto run test lint bench clean browser image stack-test
 
 all: setup
 
@@ -33,9 +33,9 @@ proto: $(GENSTAMP)
 
 run: setup
 	mkdir -p var
-	FALLEN_DEV=1 $(BIN)/fallenctl serve --store sqlite:///var/fallen.db --stream memory
+	FALLEN_DEV=1 $(BIN)/fallenctl serve --store sqlite:///var/fallen.db --stream memory --web-port 8080
 
-test: setup
+test: setup browser
 	$(BIN)/python -m pytest -q
 
 # The image every service runs (BuildKit or the legacy builder; no registry needed once
@@ -51,6 +51,12 @@ image:
 # and cluster tests, teardown (deploy/local/stack-test.sh; needs root to install docker).
 stack-test: setup
 	bash deploy/local/stack-test.sh
+# Debian's chromium for the browser test (Playwright drives it; no browser download).
+browser:
+	@command -v chromium >/dev/null || { \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+		else echo "install chromium (apt-get install chromium) for the browser test" >&2; exit 1; fi; }
 
 lint: setup
 	$(BIN)/ruff check services tests
@@ -62,6 +68,7 @@ bench: setup
 	$(BIN)/fallenctl bench store
 	$(BIN)/fallenctl bench dice
 	$(BIN)/fallenctl bench rules fallen
+	$(BIN)/fallenctl bench watchers --levels 100,500
 
 clean:
 	rm -rf $(GEN) $(VENV) var

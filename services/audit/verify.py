@@ -7,7 +7,9 @@ Four checks over a game's audit records (any of its streams, in global order):
 3. deck: every DeckShuffled is its before list permuted by the same nonce's dice order;
 4. state: the game stream refolds with the engine (old payloads upcast first), every
    chance answer in it is what the engine decides for the next unused dice draw of that
-   purpose, and the final state hash equals the one GameEnded recorded live.
+   purpose, every deck answer is what the deck stream dealt at that moment (a drawn card
+   is the card the deck stream took off the top of that deck), and the final state hash
+   equals the one GameEnded recorded live.
 The report names the first mismatch in log order: stream, version, what differs.
 """
 
@@ -18,6 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from services.audit.deckcheck import DeckReplay
 from services.audit.dicecheck import Problem, check_deck, check_dice, deck_nonces
 from services.dice.ledger import ROLLED, SHUFFLE_DRAWN
 from services.kernel.canonical import GENESIS_HASH, canonical_json
@@ -26,7 +29,7 @@ from services.kernel.games import GAME_CREATED, GAME_ENDED
 from services.kernel.upcast import REGISTRY, Upcasters, for_rules
 from services.projections.core import to_rules_event
 from services.projections.records import HASHED_FIELDS, record_envelope
-from services.rules.common.api import CHANCE, Command, Event, GameRules, Setup
+from services.rules.common.api import CHANCE, DECK_KINDS, Command, Event, GameRules, Setup
 
 RulesOf = Callable[[str], GameRules | None]
 
@@ -190,9 +193,11 @@ def replay_state(
     draws: Mapping[int, Envelope],
     rules_of: RulesOf,
     upcasters: Upcasters = REGISTRY,
+    deck_events: Sequence[tuple[int, Envelope]] = (),
 ) -> tuple[str, str, list[tuple[int, Mismatch]], set[int]]:
-    """Refold the game stream checking chance against the dice; return (final hash,
-    live hash, problems, dice nonces used)."""
+    """Refold the game stream checking chance against the dice and the deck stream; return
+    (final hash, live hash, problems, dice nonces used)."""
+    dealt = DeckReplay(list(deck_events))
     problems: list[tuple[int, Mismatch]] = []
     stream = f"game-{game_id}"
     if not game_events or game_events[0][1].type != GAME_CREATED:
@@ -248,6 +253,24 @@ def replay_state(
             if strict and k >= len(initial) and pending is None:
                 problems.append((i, Mismatch(stream, env.version, "event after the game was over")))
                 strict = False
+            if (
+                strict
+                and pending is not None
+                and pending.chance
+                and pending.chance.kind in DECK_KINDS
+            ):
+                req = pending.chance
+                expected = rules.decide(rp.state, dealt.answer(i, req))
+                stored = [e for _, e in events[k : k + len(expected)]]
+                if not expected or not _same(expected, stored):
+                    what = f"does not follow from the deck stream for {req.kind} {req.deck!r}"
+                    problems.append((i, Mismatch(stream, env.version, what)))
+                    strict = False
+                    continue
+                for e in stored:
+                    fold(e)
+                k += len(expected)
+                continue
             if strict and pending is not None and pending.seat == CHANCE and pending.chance:
                 req = pending.chance
                 matched = False
@@ -308,8 +331,9 @@ def verify_game(
     found.dice += [at(p) for p in dice.problems]
     found.dice += [at(p) for p in check_deck(deck_events, dice.draws)]
     game_events = [(i, e) for i, e in enumerate(envs) if e.stream == f"game-{game_id}"]
+    deck_at = [(i, e) for i, e in enumerate(envs) if e.stream == f"deck-{game_id}"]
     final, live, state_problems, used = replay_state(
-        game_id, game_events, dice.draws, rules_of, upcasters
+        game_id, game_events, dice.draws, rules_of, upcasters, deck_at
     )
     found.state += state_problems
     unused = sorted(set(dice.draws) - used - deck_nonces(deck_events))

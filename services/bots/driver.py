@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -26,17 +27,19 @@ class Result:
     winner: str
     events: int
     final_state_hash: str
+    kind: str = ""  # how the game was won, for games that name it (land: prestige, ...)
 
     def to_json(self) -> str:
         """Return the JSON line."""
-        return json.dumps(
-            {
-                "game_id": self.game_id,
-                "winner": self.winner,
-                "events": self.events,
-                "final_state_hash": self.final_state_hash,
-            }
-        )
+        line = {
+            "game_id": self.game_id,
+            "winner": self.winner,
+            "events": self.events,
+            "final_state_hash": self.final_state_hash,
+        }
+        if self.kind:
+            line["kind"] = self.kind
+        return json.dumps(line)
 
 
 def _md(player: str) -> tuple[tuple[str, str], ...]:
@@ -52,6 +55,7 @@ async def play_game(
     seed: str,
     options: Mapping[str, Any] | None = None,
     game_id: str = "",
+    pace_s: float = 0.0,
 ) -> Result:
     """Create a game and play it to the end; return its result.
 
@@ -75,8 +79,13 @@ async def play_game(
         summary = await stub.GetGame(rules_pb2.GetGameRequest(game_id=gid), metadata=first)
         if summary.ended:
             outcome = struct_to_py(summary.outcome)
+            winner = outcome.get("winner") or ",".join(outcome.get("winners") or [])
             return Result(
-                gid, str(outcome.get("winner", "")), summary.version, summary.final_state_hash
+                gid,
+                str(winner),
+                summary.version,
+                summary.final_state_hash,
+                str(outcome.get("kind", "")),
             )
         seat = summary.waiting_for
         if seat not in meta:
@@ -110,4 +119,6 @@ async def play_game(
         except grpc.aio.AioRpcError as err:
             if err.code() != grpc.StatusCode.ABORTED:
                 raise
+        if pace_s:
+            await asyncio.sleep(pace_s)
     raise RuntimeError(f"game {gid} did not end within {MAX_TURNS} turns")

@@ -16,6 +16,7 @@ from services.cli import bench_rules  # noqa: F401  (registers `bench rules`)
 from services.cli.bench import bench_app
 from services.cli.play import play, view
 from services.projections import bench as _pbench  # noqa: F401  (bench projections, replay)
+from services.projections import bench_watch as _wbench  # noqa: F401  (bench watchers)
 from services.projections.cli import register as register_projections
 
 app = typer.Typer(help="Run and operate the Fallen backend.", no_args_is_help=True)
@@ -52,6 +53,12 @@ def serve(
     shard: Annotated[
         int | None, typer.Option(envvar="FALLEN_SHARD", help="relay: the one shard to relay")
     ] = None,
+    web_port: Annotated[
+        int,
+        typer.Option(
+            envvar="FALLEN_WEB_PORT", help="all/projections: serve the web page here, 0 = off"
+        ),
+    ] = 0,
 ) -> None:
     """Serve every service on one address, or one service alone."""
     from services.kernel.auth import jwt_secret
@@ -68,7 +75,7 @@ def serve(
         from prometheus_client import start_http_server
 
         start_http_server(metrics_port, addr=address.rsplit(":", 1)[0])
-    asyncio.run(_serve(service, address, store, stream, dice, shard))
+    asyncio.run(_serve(service, address, store, stream, dice, shard, web_port))
 
 
 def valid_stream(stream: str) -> bool:
@@ -80,7 +87,13 @@ def valid_stream(stream: str) -> bool:
 
 
 async def _serve(
-    service: str, address: str, store_url: str, stream: str, dice: str | None, shard: int | None
+    service: str,
+    address: str,
+    store_url: str,
+    stream: str,
+    dice: str | None,
+    shard: int | None,
+    web_port: int = 0,
 ) -> None:
     from services.app import serve as start
     from services.kernel.store.factory import open_store
@@ -107,8 +120,17 @@ async def _serve(
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stop.set)
-    typer.echo(f"fallen {service} serving on {address.rsplit(':', 1)[0]}:{backend.port}", err=True)
+    host = address.rsplit(":", 1)[0]
+    typer.echo(f"fallen {service} serving on {host}:{backend.port}", err=True)
+    stop_web = None
+    if web_port and service in ("all", "projections"):
+        from services.web.gateway import start_web
+
+        stop_web = await start_web(f"127.0.0.1:{backend.port}", host or "127.0.0.1", web_port)
+        typer.echo(f"fallen web page on http://{host or '127.0.0.1'}:{web_port}/", err=True)
     await stop.wait()
+    if stop_web is not None:
+        await stop_web()
     await backend.stop()
 
 

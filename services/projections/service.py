@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import time
 from collections.abc import AsyncIterator, Mapping
@@ -23,6 +24,7 @@ from services.kernel.grpcx.server import Mount
 from services.kernel.grpcx.structs import to_struct, to_value
 from services.kernel.store.base import EventStore
 from services.projections.records import GAME_FAMILIES, game_streams, may_see
+from services.projections.replay_views import Step, merge_patch, replay_steps
 from services.projections.viewstore import ViewRecord, ViewStore
 from services.projections.watch import WatchHub
 from services.rules.common.api import CHANCE, GameRules
@@ -35,7 +37,22 @@ WATCH_POLL_S = 0.25
 DEFAULT_LIMIT = 1000
 MAX_LIMIT = 5000
 DEFAULT_GAMES = 100
+DEFAULT_STEPS = 200
+MAX_STEPS = 500
+REPLAY_CACHE = 4
 MAX_GAMES = 500
+
+
+@functools.lru_cache(maxsize=512)
+def _watch_message(rec: ViewRecord) -> pb.WatchViewResponse:
+    """Return the pushed message of a stored view, built once for all its watchers."""
+    return pb.WatchViewResponse(
+        game_id=rec.game_id,
+        seat=rec.seat,
+        version=rec.version,
+        view=to_struct(json.loads(rec.view_json)),
+        ended=rec.ended,
+    )
 
 
 class ProjectionServicer(pb_grpc.ProjectionServiceServicer):
@@ -48,6 +65,7 @@ class ProjectionServicer(pb_grpc.ProjectionServiceServicer):
         self.views = views
         self.games = dict(games or {})
         self.hub = WatchHub(views)
+        self._replays: dict[tuple[str, str], tuple[list[Step], int]] = {}
 
     def rules_of(self, game: str) -> GameRules | None:
         """Return the engine of a game kind, or None."""
@@ -124,13 +142,7 @@ class ProjectionServicer(pb_grpc.ProjectionServiceServicer):
             await context.abort(status_for(exc), str(exc))
             return
         async for rec in self.hub.watch(request.game_id, seat or "", request.after_version):
-            yield pb.WatchViewResponse(
-                game_id=rec.game_id,
-                seat=rec.seat,
-                version=rec.version,
-                view=to_struct(json.loads(rec.view_json)),
-                ended=rec.ended,
-            )
+            yield _watch_message(rec)
 
     @rpc
     async def ListGames(
@@ -158,6 +170,48 @@ class ProjectionServicer(pb_grpc.ProjectionServiceServicer):
         out.sort(key=lambda g: (g.ended, g.game_id))
         del out[limit:]
         return pb.ListGamesResponse(games=out)
+
+    @rpc
+    async def ReplayViews(
+        self,
+        request: pb.ReplayViewsRequest,
+        context: grpc.aio.ServicerContext,
+        principal: Principal,
+    ) -> pb.ReplayViewsResponse:
+        """Return a page of a finished game's replay as the caller's seat (or spectator)."""
+        seat = await self._reader(request.game_id, principal, request.seat)
+        if not await game_ended(self.store, request.game_id):
+            raise disputes.not_finished(request.game_id)
+        steps, head = await self._replay(request.game_id, seat)
+        start = max(1, request.from_version)
+        limit = min(request.limit or DEFAULT_STEPS, MAX_STEPS)
+        page = [st for st in steps if st.version >= start][:limit]
+        more = len(page) == limit and page[-1].version < steps[-1].version
+        out = []
+        for i, st in enumerate(page):
+            step = pb.ReplayStep(version=st.version, type=st.type, data=to_struct(st.data))
+            if i == 0:
+                step.view.CopyFrom(to_struct(st.view))
+            else:
+                step.view_patch.SetInParent()
+                step.view_patch.CopyFrom(to_struct(merge_patch(page[i - 1].view, st.view)))
+            out.append(step)
+        return pb.ReplayViewsResponse(
+            steps=out,
+            head_version=head,
+            next_version=page[-1].version + 1 if more else head + 1,
+        )
+
+    async def _replay(self, game_id: str, seat: str | None) -> tuple[list[Step], int]:
+        """Return a finished game's replay steps for a seat and its head (a few kept cached)."""
+        key = (game_id, seat or "")
+        if key not in self._replays:
+            envs = await self.store.read(f"game-{game_id}", 1)
+            steps = await asyncio.to_thread(replay_steps, game_id, envs, seat, self.rules_of)
+            while len(self._replays) >= REPLAY_CACHE:
+                self._replays.pop(next(iter(self._replays)))
+            self._replays[key] = (steps, envs[-1].version if envs else 0)
+        return self._replays[key]
 
     @rpc
     async def ReadEvents(

@@ -67,7 +67,7 @@ class WatchHub:
         me = Watcher(seat, after)
         game = self._games.setdefault(game_id, _Game())
         game.watchers.add(me)
-        if game.task is None or game.task.done():
+        if game.task is None or game.task.done() or game.task.cancelling():
             game.task = asyncio.create_task(self._pump(game_id, game))
         else:
             rec = await self.views.get_view(game_id, seat)
@@ -81,6 +81,8 @@ class WatchHub:
                     return
         finally:
             game.watchers.discard(me)
+            if not game.watchers and game.task is not None:
+                game.task.cancel()  # the last watcher left: stop the pump now
 
     async def _pump(self, game_id: str, game: _Game) -> None:
         """Read each watched seat's view after every change and offer it to its watchers."""

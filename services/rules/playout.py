@@ -1,8 +1,8 @@
 """Whole games in-process with no services: bots pick legal commands, chance uses the fair scheme.
 
-Used by benchmarks and property tests. Chance answers come from services/dice/fair.py
-with a fixed seed, so a playout is reproducible and uses the same draws the dice
-service would make.
+Used by benchmarks and property tests. Chance answers (dice and decks) come from the
+kernel's Dealer over services/dice/fair.py with a fixed seed, so a playout is
+reproducible and uses the same draws the dice and deck services would make.
 """
 
 from __future__ import annotations
@@ -13,9 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from services.bots.policies import Choice, Policy, Turn
-from services.dice import fair
-from services.dice.kinds import catalog, read_composite
-from services.rules.common.api import CHANCE, ChanceRequest, Command, Event, GameRules, Setup
+from services.rules.kernel.api import CHANCE, ChanceRequest, Command, Event, GameRules, Setup
+from services.rules.kernel.dealer import Dealer
 
 MAX_STEPS = 50_000
 
@@ -32,20 +31,10 @@ class Playout:
 
 
 def chance_answer(seed: bytes, game_id: str, nonce: int, req: ChanceRequest) -> Command:
-    """Return chance's command for a request, drawn with the fair scheme (pure)."""
-    draws = fair.Draws(seed, game_id, "", nonce)
-    if req.kind == "shuffle":
-        return Command(
-            CHANCE,
-            "shuffle",
-            {"order": fair.shuffle(draws, list(range(req.count))), "nonce": nonce},
-        )
-    faces: list[str] = []
-    for kind in req.dice:
-        parts = catalog().expand(kind)
-        rolled = [catalog().faces[p][draws.uniform(len(catalog().faces[p]))] for p in parts]
-        faces.append(rolled[0] if len(parts) == 1 else read_composite(kind, rolled))
-    return Command(CHANCE, "roll", {"faces": faces, "nonce": nonce})
+    """Return chance's command for a dice request, drawn with the fair scheme (pure)."""
+    dealer = Dealer(seed, game_id)
+    dealer.nonce = nonce
+    return dealer.answer(req)
 
 
 def pick(legal: list[Command], seed: str, step: int) -> Command:
@@ -68,15 +57,16 @@ def play(
     state = rules.initial_state()
     for ev in events:
         state = rules.evolve(state, ev)
-    commands = nonce = 0
+    dealer = Dealer(dice_seed, game_id)
+    commands = answers = 0
     for step in range(MAX_STEPS):
         pending = rules.pending(state)
         if pending is None:
-            return Playout(tuple(events), state, commands, nonce, tuple(batches))
+            return Playout(tuple(events), state, commands, answers, tuple(batches))
         if pending.seat == CHANCE:
             assert pending.chance is not None
-            command = chance_answer(dice_seed, game_id, nonce, pending.chance)
-            nonce += 1
+            command = dealer.answer(pending.chance)
+            answers += 1
         else:
             legal = rules.legal_commands(state, pending.seat)
             if not legal:
@@ -92,9 +82,13 @@ def play(
                 turn = Turn(rules.game, game_id, pending.seat, step, view, choices, seed)
                 command = legal[policy(turn)]
             commands += 1
-        new = rules.decide(state, command)
-        for ev in new:
-            state = rules.evolve(state, ev)
+        fast = getattr(rules, "step", None)
+        if fast is not None:  # a kernel engine folds while it decides
+            new, state = fast(state, command)
+        else:
+            new = rules.decide(state, command)
+            for ev in new:
+                state = rules.evolve(state, ev)
         events.extend(new)
         batches.append(len(new))
     raise AssertionError(f"game did not end within {MAX_STEPS} steps")

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from services.deck.engine import DeckEngine
 from services.dice.port import DicePort
 from services.kernel.envelope import Envelope, NewEvent
 from services.kernel.errors import (
@@ -20,7 +21,17 @@ from services.kernel.errors import (
 from services.kernel.games import GAME_CREATED, GAME_ENDED, check_game_id, game_stream
 from services.kernel.store.base import ANY_VERSION, EventStore
 from services.kernel.upcast import for_rules
-from services.rules.common.api import CHANCE, Command, Event, GameRules, Pending, Setup
+from services.rules.kernel.api import (
+    CHANCE,
+    DECK_KINDS,
+    Command,
+    Event,
+    GameRules,
+    Pending,
+    Setup,
+)
+from services.rules.kernel.deck import DeckPort, DeckServicePort
+from services.rules.pools import PoolSpec, admits, describe, pool_for
 from services.rules.registry import load
 
 KERNEL_EVENTS = (GAME_CREATED, GAME_ENDED)
@@ -79,18 +90,25 @@ class GameRunner:
         store: EventStore,
         dice: DicePort,
         extra: dict[str, GameRules] | None = None,
-        only: tuple[str, ...] | None = None,
+        only: tuple[str, ...] | PoolSpec | None = None,
+        deck: DeckPort | None = None,
     ) -> None:
         self.store = store
         self.dice: DicePort = dice
+        self.deck: DeckPort = deck or DeckServicePort(DeckEngine(store, dice))
         self.extra = extra or {}
-        self.only = only
+        self.only: PoolSpec | None = dict.fromkeys(only) if isinstance(only, tuple) else only
         self._cache: dict[str, Loaded] = {}
 
-    def engine(self, game: str) -> GameRules:
-        """Return the engine of a game kind this runner serves, or raise InvalidArgument."""
-        if self.only is not None and game not in self.only:
-            raise InvalidArgument("game", f"this rules pool serves {list(self.only)}, not {game!r}")
+    def engine(self, game: str, seat_count: int | None = None, field: str = "game") -> GameRules:
+        """Return the engine of a game kind (and seat count) this runner serves, or raise."""
+        if not admits(self.only, game, seat_count):
+            assert self.only is not None
+            where = f"{seat_count}-seat {game[:32]!r}" if seat_count else repr(game[:32])
+            pool = pool_for(game, seat_count) if seat_count else "its own pool"
+            raise InvalidArgument(
+                field, f"this rules pool serves {describe(self.only)}, not {where}; use {pool}"
+            )
         return load(game, self.extra)
 
     def games(self) -> list[str]:
@@ -109,7 +127,7 @@ class GameRunner:
             if not envs or envs[0].type != GAME_CREATED:
                 raise NotFound(f"game {game_id!r} does not exist")
             info = envs[0].data
-            rules = self.engine(info["game"])
+            rules = self.engine(info["game"], len(info["seats"]), "game_id")
             cached = Loaded(
                 game_id, info["game"], rules, info["seats"], rules.initial_state(), 0, False
             )
@@ -133,7 +151,7 @@ class GameRunner:
         client_seed: str = "",
     ) -> tuple[Loaded, str]:
         """Create a game, commit its dice seed, run opening chance; return it and the commitment."""
-        rules = self.engine(game)
+        rules = self.engine(game, len(seats), "seats" if admits(self.only, game, None) else "game")
         check_game_id(game_id)
         unknown = sorted(set(seats) - set(rules.seats))
         if unknown:
@@ -166,6 +184,9 @@ class GameRunner:
         """Decide and append a seat's command; return the game after chance and dedupe flag."""
         for _ in range(RETRIES):
             loaded = await self.load(game_id)
+            stale = expected is not None and expected != loaded.version
+            if (stale or loaded.ended) and command_id and await self._seen(game_id, command_id):
+                return loaded, True  # a retry of a command that moved the game on
             if expected is not None and expected != loaded.version:
                 raise VersionConflict(game_stream(game_id), expected, loaded.version)
             if loaded.ended:
@@ -216,6 +237,8 @@ class GameRunner:
                 cmd = Command(
                     CHANCE, "roll", {"faces": [d.face for d in roll.results], "nonce": roll.nonce}
                 )
+            elif req.kind in DECK_KINDS:
+                cmd = await self.deck.answer(game_id, req)
             else:
                 perm = await self.dice.shuffle(game_id, req.purpose, req.count)
                 cmd = Command(CHANCE, "shuffle", {"order": list(perm.order), "nonce": perm.nonce})

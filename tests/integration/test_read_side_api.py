@@ -13,6 +13,8 @@ from fallen.projections.v1 import projections_pb2 as pb
 from fallen.projections.v1 import projections_pb2_grpc as pb_grpc
 from google.protobuf import descriptor_pb2
 from grpc_reflection.v1alpha import reflection_pb2
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from services.app import serve
 from services.kernel.store.sqlite import SqliteEventStore
@@ -126,3 +128,47 @@ async def test_list_games_shows_games_in_progress_before_finished_ones(api: Serv
     assert dict(listed.games[0].seats) == {"a": "p-a-live", "b": "p-b-live"}
     only = await api.stub.ListGames(pb.ListGamesRequest(limit=1), metadata=md("anyone"))
     assert [g.game_id for g in only.games] == ["live"]
+
+
+CLIENT_CODES = {
+    grpc.StatusCode.INVALID_ARGUMENT,
+    grpc.StatusCode.NOT_FOUND,
+    grpc.StatusCode.PERMISSION_DENIED,
+    grpc.StatusCode.FAILED_PRECONDITION,
+}
+TEXT = st.text(max_size=80) | st.sampled_from(["g1", "", "a", "b", "chance", "x" * 70])
+
+
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(
+    st.sampled_from(["GetView", "ReplayViews", "ListGames", "ReadEvents"]),
+    TEXT,
+    TEXT,
+    st.integers(0, 2**64 - 1),
+    st.integers(0, 2**32 - 1),
+)
+async def test_generated_read_requests_get_a_client_status_never_internal(
+    api: Server, rpc: str, game_id: str, seat: str, version: int, limit: int
+):
+    if not await api.store.version("game-g1"):
+        await play(api.runner, "toy", "g1", random.Random(1), steps=2)
+    requests = {
+        "GetView": pb.GetViewRequest(
+            game_id=game_id, seat=seat, min_version=version, wait_ms=1 + limit % 50
+        ),
+        "ReplayViews": pb.ReplayViewsRequest(
+            game_id=game_id, seat=seat, from_version=version, limit=limit
+        ),
+        "ListGames": pb.ListGamesRequest(limit=limit, game=seat),
+        "ReadEvents": pb.ReadEventsRequest(
+            game_id=game_id, seat=seat, stream=seat, from_version=version, limit=limit
+        ),
+    }
+    try:
+        await getattr(api.stub, rpc)(requests[rpc], metadata=md("p-a-g1"))
+    except grpc.aio.AioRpcError as err:
+        assert err.code() in CLIENT_CODES, (rpc, err.code(), err.details())

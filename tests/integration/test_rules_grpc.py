@@ -187,3 +187,28 @@ async def test_creating_an_existing_game_is_already_exists(rules):
     stub, _ = rules
     await create(stub)
     await expect(grpc.StatusCode.ALREADY_EXISTS, create(stub), "exists")
+
+
+async def test_a_retry_with_a_now_stale_expected_version_is_deduplicated_not_aborted(rules):
+    stub, store = rules
+    created = await create(stub)
+    # given a command that carried the expected version and moved the game on
+    req = rules_pb2.SubmitCommandRequest(
+        game_id="t1",
+        seat="a",
+        kind="ask_roll",
+        command_id="c-9",
+        expected_version=created.version,
+    )
+    first = await stub.SubmitCommand(req, metadata=md("alice"))
+    assert first.version > created.version
+    # when the client retries it unchanged (its answer was lost)
+    again = await stub.SubmitCommand(req, metadata=md("alice"))
+    # then the retry is recognised, not refused as a version conflict, and appends nothing
+    assert again.deduplicated and again.version == first.version
+    assert await store.version("game-t1") == first.version
+    # while another command with that stale version is still a conflict
+    other = rules_pb2.SubmitCommandRequest(
+        game_id="t1", seat="a", kind="ask_roll", command_id="c-10", expected_version=1
+    )
+    await expect(grpc.StatusCode.ABORTED, stub.SubmitCommand(other, metadata=md("alice")))

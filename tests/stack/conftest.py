@@ -7,6 +7,7 @@ Collected only when FALLEN_STACK=1 (tests/conftest.py): the images must exist
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import time
 from collections.abc import Iterator
@@ -14,7 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.stack.compose import Stack, StackError
+from tests.stack.compose import ROOT, Stack, StackError
+
+COMPOSE = ROOT / "docker-compose.yml"
 
 
 @pytest.fixture(scope="session")
@@ -26,7 +29,8 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     env = {
         **os.environ,
         "FALLEN_JWT_SECRET": secret,
-        "FALLEN_RULES_FALLEN_PORT": "",  # ephemeral host port: rules-fallen can scale
+        # ${FALLEN_<NAME>_PORT-default} host ports set empty: ephemeral, so pools can scale
+        **{name: "" for name in re.findall(r"\$\{(FALLEN_[A-Z_]+_PORT)-", COMPOSE.read_text())},
         "FALLEN_TAG": os.environ.get("FALLEN_TAG", "dev"),
     }
     workdir: Path = tmp_path_factory.mktemp("stack")

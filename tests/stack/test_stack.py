@@ -13,7 +13,7 @@ from tests.stack.checks import audit_report, lost_acks, views_converge
 from tests.stack.compose import REDIS_PORT, Stack
 from tests.stack.play import Ack, Replicas, play, served_games
 
-GAMES_PER_KIND = 2
+GAMES_PER_KIND = 1
 CONVERGE_TIMEOUT_S = 90.0
 
 pytestmark = pytest.mark.timeout(300)

@@ -46,12 +46,12 @@ def test_nesting_beyond_the_bound_is_invalid_argument_naming_the_field(depth, ho
 
 @pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf])
 def test_non_finite_numbers_are_refused(bad):
-    with pytest.raises(InvalidArgument, match="^args: holds a number that is not finite"):
+    with pytest.raises(InvalidArgument, match=r"^args: holds a number that is not finite"):
         client_struct(to_struct({"n": [bad]}), "args")
 
 
 def test_too_many_values_or_bytes_are_refused():
-    with pytest.raises(InvalidArgument, match="^args: has more than"):
+    with pytest.raises(InvalidArgument, match=r"^args: has more than"):
         client_struct(to_struct({"n": list(range(5000))}), "args")
-    with pytest.raises(InvalidArgument, match="^args: is larger than"):
+    with pytest.raises(InvalidArgument, match=r"^args: is larger than"):
         client_struct(to_struct({"s": "x" * 70_000}), "args")

@@ -1,120 +1,29 @@
-"""The pure engine contract: decide / evolve / legal_commands / view / outcome.
+"""Compatibility re-export: the engine API lives in services/rules/kernel/api.py."""
 
-An engine never does I/O, never reads a clock and never draws randomness. When
-the rules need chance, the pending decision belongs to the CHANCE seat with a
-ChanceRequest; the rules service answers it through the dice/deck services and
-submits the answer as chance's command, so the result is recorded in the events
-and a replay needs no dice at all.
-"""
+from services.rules.kernel.api import (
+    CHANCE,
+    DECK_ANSWERS,
+    DECK_KINDS,
+    NOBODY,
+    PUBLIC,
+    ChanceRequest,
+    Command,
+    Event,
+    GameRules,
+    Pending,
+    Setup,
+)
 
-from __future__ import annotations
-
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Protocol
-
-CHANCE = "chance"
-PUBLIC = "public"
-NOBODY = "nobody"
-
-
-@dataclass(frozen=True)
-class Event:
-    """A rules event: type, JSON-ready payload and who may see it.
-
-    visibility is "public", "nobody" (audit only) or a tuple of seats. schema_version
-    is the payload's version for this type; bump it (and add an upcaster) on a breaking
-    change, so old logs still replay.
-    """
-
-    type: str
-    data: Mapping[str, Any]
-    visibility: str | tuple[str, ...] = PUBLIC
-    schema_version: int = 1
-
-
-@dataclass(frozen=True)
-class Command:
-    """A seat's answer to the pending decision: kind plus JSON-ready arguments."""
-
-    seat: str
-    kind: str
-    args: Mapping[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class ChanceRequest:
-    """What chance must produce: dice to roll, or a permutation of n items.
-
-    kind "roll": dice = kinds to roll (names from services/dice/kinds.yaml);
-    chance answers Command(CHANCE, "roll", {"faces": [...], "nonce": n}).
-    kind "shuffle": count = n items; chance answers
-    Command(CHANCE, "shuffle", {"order": [...], "nonce": n}).
-    """
-
-    kind: str
-    purpose: str
-    dice: tuple[str, ...] = ()
-    count: int = 0
-    visible_to: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class Pending:
-    """The decision the game waits for: who acts, what kind, and the chance request."""
-
-    seat: str
-    kind: str
-    prompt: str = ""
-    chance: ChanceRequest | None = None
-
-
-@dataclass(frozen=True)
-class Setup:
-    """How a game is created: the seats (seat -> player id) and game options."""
-
-    seats: Mapping[str, str]
-    options: Mapping[str, Any] = field(default_factory=dict)
-
-
-class GameRules(Protocol):
-    """One game's pure rules."""
-
-    game: str
-    seats: Sequence[str]
-
-    def initial_events(self, game_id: str, setup: Setup) -> list[Event]:
-        """Return the events that create a game (raise RuleViolation for bad setup)."""
-        ...
-
-    def initial_state(self) -> Any:
-        """Return the empty state that the first event is folded into."""
-        ...
-
-    def evolve(self, state: Any, event: Event) -> Any:
-        """Return the state after one event."""
-        ...
-
-    def decide(self, state: Any, command: Command) -> list[Event]:
-        """Return the events a command causes; raise RuleViolation if it is illegal."""
-        ...
-
-    def pending(self, state: Any) -> Pending | None:
-        """Return the decision the game waits for, or None when the game is over."""
-        ...
-
-    def legal_commands(self, state: Any, seat: str) -> list[Command]:
-        """Return every command the seat may submit now (empty if not its turn)."""
-        ...
-
-    def view(self, state: Any, seat: str | None) -> dict[str, Any]:
-        """Return what a seat (None = spectator) may see, as JSON-ready data."""
-        ...
-
-    def outcome(self, state: Any) -> dict[str, Any] | None:
-        """Return the result (winner, scores) once the game is over, else None."""
-        ...
-
-    def state_hash(self, state: Any) -> str:
-        """Return a SHA-256 hex digest identifying the state (for replay checks)."""
-        ...
+__all__ = [
+    "CHANCE",
+    "DECK_ANSWERS",
+    "DECK_KINDS",
+    "NOBODY",
+    "PUBLIC",
+    "ChanceRequest",
+    "Command",
+    "Event",
+    "GameRules",
+    "Pending",
+    "Setup",
+]

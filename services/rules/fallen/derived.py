@@ -71,8 +71,23 @@ def _card_sources(state: State) -> Iterator[tuple[str, dict[str, Any]]]:
         yield c.get("side", HERO), c
 
 
-def sources(state: State) -> Iterator[tuple[str, dict[str, Any]]]:
-    """Yield (owner, data) for every card whose passive mods and triggers apply now."""
+_LAST: list[Any] = [None, ()]
+
+
+def sources(state: State) -> tuple[tuple[str, dict[str, Any]], ...]:
+    """Return (owner, data) for every card whose passive mods and triggers apply now.
+
+    States are immutable, so the answer for the last state asked is kept (rules ask many
+    times per state while computing options and modifiers).
+    """
+    if _LAST[0] is not state:
+        _LAST[1] = tuple(_sources(state))
+        _LAST[0] = state
+    found: tuple[tuple[str, dict[str, Any]], ...] = _LAST[1]
+    return found
+
+
+def _sources(state: State) -> Iterator[tuple[str, dict[str, Any]]]:
     yield from _card_sources(state)
     slot = state.var("ch.slot")
     if slot is not None:

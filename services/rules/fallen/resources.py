@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from services.rules.common.api import NOBODY
 from services.rules.fallen import derived as dv
 from services.rules.fallen.cards import card
 from services.rules.fallen.flow import Args, Ctx, answer, options, task
 from services.rules.fallen.state import DL, HERO, State
+from services.rules.kernel.api import NOBODY
 
 
 @task("shuffle_zone")

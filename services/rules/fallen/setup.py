@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from services.rules.common.api import NOBODY
 from services.rules.fallen import derived as dv
 from services.rules.fallen.cards import card, catalog
 from services.rules.fallen.flow import Args, Ctx, answer, task
 from services.rules.fallen.skills import learn
 from services.rules.fallen.state import DL, HERO, zone_public
+from services.rules.kernel.api import NOBODY
 
 STANDARD_KEPT = 10
 

@@ -1,0 +1,85 @@
+"""An in-process dealer: answers every chance request (dice and decks) from one seed.
+
+Used by playouts, benchmarks and tests so they stay reproducible and fast. Every draw
+comes from the fair scheme of services/dice/fair.py (docs/fairness.md) with one nonce
+per use of dice, exactly as the dice service would derive it; face-down deck orders
+live here, never in the engine, as they live in the deck service when served.
+"""
+
+from __future__ import annotations
+
+from services.dice import fair
+from services.dice.kinds import catalog, read_composite
+from services.rules.kernel.api import CHANCE, DECK_ANSWERS, ChanceRequest, Command
+
+
+def roll_faces(draws: fair.Draws, dice: tuple[str, ...]) -> list[str]:
+    """Return the faces of dice kinds rolled from one nonce's draws, in order."""
+    faces: list[str] = []
+    for kind in dice:
+        parts = catalog().expand(kind)
+        rolled = [catalog().faces[p][draws.uniform(len(catalog().faces[p]))] for p in parts]
+        faces.append(rolled[0] if len(parts) == 1 else read_composite(kind, rolled))
+    return faces
+
+
+class Dealer:
+    """Chance for one game: the dice nonce counter and the face-down decks (top first)."""
+
+    def __init__(self, seed: bytes, game_id: str, client_seed: str = "") -> None:
+        self.seed = seed
+        self.game_id = game_id
+        self.client_seed = client_seed
+        self.nonce = 0
+        self.decks: dict[str, list[str]] = {}
+
+    def _draws(self) -> tuple[fair.Draws, int]:
+        nonce = self.nonce
+        self.nonce += 1
+        return fair.Draws(self.seed, self.game_id, self.client_seed, nonce), nonce
+
+    def shuffle_deck(self, deck: str) -> int:
+        """Shuffle a deck with the next nonce (a deck of 0 or 1 card uses none); return its size."""
+        cards = self.decks.setdefault(deck, [])
+        if len(cards) > 1:
+            draws, _ = self._draws()
+            self.decks[deck] = fair.shuffle(draws, cards)
+        return len(self.decks[deck])
+
+    def answer(self, req: ChanceRequest) -> Command:
+        """Return chance's command for a request."""
+        if req.kind == "roll":
+            draws, nonce = self._draws()
+            return Command(CHANCE, "roll", {"faces": roll_faces(draws, req.dice), "nonce": nonce})
+        if req.kind == "shuffle":
+            draws, nonce = self._draws()
+            order = fair.shuffle(draws, list(range(req.count)))
+            return Command(CHANCE, "shuffle", {"order": order, "nonce": nonce})
+        kind = DECK_ANSWERS.get(req.kind)
+        if kind is None:
+            raise ValueError(f"the dealer cannot answer a {req.kind!r} request")
+        return Command(CHANCE, kind, self._deck(req))
+
+    def _deck(self, req: ChanceRequest) -> dict[str, object]:
+        deck = self.decks.setdefault(req.deck, [])
+        if req.kind == "deck_form":
+            deck.extend(req.cards)
+            count = self.shuffle_deck(req.deck) if req.shuffled else len(deck)
+            return {"deck": req.deck, "count": count}
+        if req.kind == "deck_shuffle":
+            return {"deck": req.deck, "count": self.shuffle_deck(req.deck)}
+        if req.kind == "deck_put":
+            self.decks[req.deck] = (
+                [*deck, *req.cards] if req.position == "bottom" else [*req.cards, *deck]
+            )
+            return {"deck": req.deck, "count": len(self.decks[req.deck])}
+        if req.kind == "deck_draw":
+            if req.count > len(deck):
+                raise ValueError(f"deck {req.deck!r} holds {len(deck)} cards, not {req.count}")
+            taken, self.decks[req.deck] = deck[: req.count], deck[req.count :]
+            return {"deck": req.deck, "cards": taken}
+        wanted = set(req.match)
+        found = sorted(c for c in deck if c in wanted)[: req.count]
+        for c in found:
+            deck.remove(c)
+        return {"deck": req.deck, "cards": found}

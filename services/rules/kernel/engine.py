@@ -1,0 +1,142 @@
+"""A GameRules built on the kernel: command shapes, legality as a set lookup, chance answers.
+
+A game subclasses KernelRules, gives its registry, seats and command schemas, and
+implements initial_events, view and outcome; decide/pending/legal_commands/evolve
+and state_hash come from here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from services.kernel.errors import InvalidArgument, RuleViolation
+from services.rules.kernel.api import CHANCE, ChanceRequest, Command, Event, Pending
+from services.rules.kernel.chance import CHANCE_SCHEMAS, check_chance, example_answer, request_of
+from services.rules.kernel.flow import Args, Registry, answer_key, legal_keys
+from services.rules.kernel.state import State, dumps, to_json
+
+Schema = Mapping[str, type]
+
+
+def check_shape(cmd: Command, seats: tuple[str, ...], schemas: Mapping[str, Schema]) -> None:
+    """Raise InvalidArgument (naming the field) unless the command is well-formed."""
+    if cmd.seat not in (*seats, CHANCE):
+        raise InvalidArgument("seat", f"unknown seat {cmd.seat!r}; seats are {', '.join(seats)}")
+    table = CHANCE_SCHEMAS if cmd.seat == CHANCE else schemas
+    schema = table.get(cmd.kind)
+    if schema is None:
+        raise InvalidArgument(
+            "kind",
+            f"unknown command kind {cmd.kind!r} for {cmd.seat}; known: {', '.join(sorted(table))}",
+        )
+    if not isinstance(cmd.args, Mapping):
+        raise InvalidArgument("args", "args must be a mapping")
+    allowed = {k.rstrip("?") for k in schema}
+    for key in cmd.args:
+        if key not in allowed:
+            raise InvalidArgument(f"args.{key}", f"unexpected field for {cmd.kind!r}")
+    for key, typ in schema.items():
+        name = key.rstrip("?")
+        if name not in cmd.args:
+            if key.endswith("?"):
+                continue
+            raise InvalidArgument(f"args.{name}", f"required for {cmd.kind!r}")
+        value = cmd.args[name]
+        if not isinstance(value, typ) or (typ is int and isinstance(value, bool)):
+            raise InvalidArgument(f"args.{name}", f"must be {typ.__name__}")
+
+
+class KernelRules:
+    """The shared half of an engine; subclasses set the class attributes and the hooks."""
+
+    game: ClassVar[str] = ""
+    seats: tuple[str, ...] = ()
+    registry: Registry
+    schemas: ClassVar[Mapping[str, Schema]] = {}
+
+    def __init__(self) -> None:
+        self._memo: tuple[Any, list[tuple[str, Args]], set[tuple[str, Any]]] | None = None
+
+    # --- hooks a game may override ------------------------------------------
+    def refusal(self, state: State, command: Command, pending: dict[str, Any]) -> str:
+        """Return the message refusing a command that is not a legal answer now."""
+        return (
+            f"{command.kind} {dumps(dict(command.args))[:80]} is not a legal answer to "
+            f"{pending['kind']!r} now; ask legal_commands"
+        )
+
+    def not_your_turn(self, pending: Mapping[str, Any]) -> str:
+        """Return the message refusing a command from a seat that is not to act."""
+        return f"it is {pending['seat']}'s decision ({pending['kind']}), not yours"
+
+    # --- the GameRules protocol ----------------------------------------------
+    def initial_state(self) -> State:
+        """Return the empty state."""
+        return State()
+
+    def evolve(self, state: State, event: Event) -> State:
+        """Return the state after one event."""
+        result: State = self.registry.evolve(state, event)
+        return result
+
+    def answers(self, state: State) -> tuple[list[tuple[str, Args]], set[tuple[str, Any]]]:
+        """Return the pending seat's legal answers and their keys (memoised for one state)."""
+        memo = self._memo
+        if memo is not None and memo[0] is state:
+            return memo[1], memo[2]
+        assert state.pending is not None
+        answers = self.registry.answers_to(state, state.pending)
+        keys = legal_keys(answers)
+        self._memo = (state, answers, keys)
+        return answers, keys
+
+    def decide(self, state: State, command: Command) -> list[Event]:
+        """Return the events a command causes; raise RuleViolation when it is not legal now."""
+        return self.step(state, command)[0]
+
+    def step(self, state: State, command: Command) -> tuple[list[Event], State]:
+        """Return decide's events and the state they fold to (computed while deciding)."""
+        check_shape(command, self.seats, self.schemas)
+        pending = state.pending
+        if pending is None:
+            raise RuleViolation("the game is over" if state.phase == "over" else "no game yet")
+        if command.seat != pending["seat"]:
+            raise RuleViolation(self.not_your_turn(pending))
+        ctx = self.registry.ctx(state)
+        if command.seat == CHANCE:
+            args = check_chance(pending, command)
+            self.registry.tasks[args["resume"]](ctx, args)
+        else:
+            _, keys = self.answers(state)
+            if answer_key(command.kind, command.args) not in keys:
+                raise RuleViolation(self.refusal(state, command, dict(pending)))
+            data = dict(pending["data"])
+            self.registry.answers[data["resume"]](ctx, data, command.kind, dict(command.args))
+        ctx.run()
+        return ctx.finish(), ctx.state
+
+    def pending(self, state: State) -> Pending | None:
+        """Return the pending decision (None when over)."""
+        p = state.pending
+        if p is None:
+            return None
+        request: ChanceRequest | None = None
+        if p["seat"] == CHANCE:
+            request = request_of(p, self.seats)
+        return Pending(seat=p["seat"], kind=p["kind"], prompt=p["prompt"], chance=request)
+
+    def legal_commands(self, state: State, seat: str) -> list[Command]:
+        """Return every legal answer for a seat (for chance: one example answer)."""
+        p = state.pending
+        if p is None or p["seat"] != seat:
+            return []
+        if seat == CHANCE:
+            return [example_answer(p)]
+        answers, _ = self.answers(state)
+        return [Command(seat, k, a) for k, a in answers]
+
+    def state_hash(self, state: State) -> str:
+        """Return the SHA-256 of the canonical JSON of the state."""
+        return hashlib.sha256(dumps(to_json(state)).encode()).hexdigest()

@@ -1,0 +1,238 @@
+"""The decision machinery: per-engine registries, a builder that emits events, a task queue.
+
+decide() builds a Ctx over the state, answers the pending decision, then runs queued
+tasks until one asks a seat (or chance) for the next decision; every change goes
+through an emitted event, so folding the events reproduces the state exactly.
+The final "flow" event records the task queue and the new pending decision.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from services.kernel.errors import RuleViolation
+from services.rules.kernel.api import CHANCE, PUBLIC, ChanceRequest, Event
+from services.rules.kernel.state import Args, State, evolve, same
+from services.rules.kernel.zones import ZoneRules
+
+TaskFn = Callable[["Ctx", Args], None]
+AnswerFn = Callable[["Ctx", Args, str, Args], None]
+OptionsFn = Callable[[Any, Args], list[tuple[str, Args]]]
+Evolve = Callable[[Any, Event], Any]
+
+
+class Registry:
+    """One engine's named tasks, answer handlers and option functions (never shared)."""
+
+    def __init__(self, game: str, zones: ZoneRules, evolve_fn: Evolve = evolve) -> None:
+        self.game = game
+        self.zones = zones
+        self.evolve = evolve_fn
+        self.tasks: dict[str, TaskFn] = {}
+        self.answers: dict[str, AnswerFn] = {}
+        self.options_of: dict[str, OptionsFn] = {}
+
+    def task(self, name: str) -> Callable[[TaskFn], TaskFn]:
+        """Register a task handler under a name."""
+
+        def deco(fn: TaskFn) -> TaskFn:
+            if name in self.tasks:
+                raise ValueError(f"{self.game}: task {name!r} registered twice")
+            self.tasks[name] = fn
+            return fn
+
+        return deco
+
+    def answer(self, name: str) -> Callable[[AnswerFn], AnswerFn]:
+        """Register the handler that receives a seat's answer to a decision."""
+
+        def deco(fn: AnswerFn) -> AnswerFn:
+            if name in self.answers:
+                raise ValueError(f"{self.game}: answer {name!r} registered twice")
+            self.answers[name] = fn
+            return fn
+
+        return deco
+
+    def options(self, kind: str) -> Callable[[OptionsFn], OptionsFn]:
+        """Register a function computing a decision's legal answers from the state."""
+
+        def deco(fn: OptionsFn) -> OptionsFn:
+            self.options_of[kind] = fn
+            return fn
+
+        return deco
+
+    def ctx(self, state: State) -> Ctx:
+        """Return a decision builder over a state."""
+        return Ctx(self, state)
+
+    def answers_to(self, state: State, pending: Mapping[str, Any]) -> list[tuple[str, Args]]:
+        """Return a pending decision's legal answers as (kind, args) pairs."""
+        data = pending["data"]
+        if "options" in data:
+            return [(k, a) for k, a in data["options"]]
+        fn = self.options_of.get(pending["kind"])
+        if fn is None:
+            raise RuleViolation(f"no answers defined for {pending['kind']}")
+        return fn(state, data)
+
+
+def freeze(value: Any) -> Any:
+    """Return a hashable form of a JSON value (dicts sorted, lists as tuples, bools tagged)."""
+    if isinstance(value, dict):
+        return tuple(sorted((k, freeze(v)) for k, v in value.items()))
+    if isinstance(value, (list, tuple)):
+        return ("[", *(freeze(v) for v in value))
+    if isinstance(value, bool):
+        return ("bool", value)
+    return value
+
+
+_SCALARS = (str, int, float, type(None))
+
+
+def answer_key(kind: str, args: Mapping[str, Any]) -> tuple[str, Any]:
+    """Return the legality key of an answer: equal keys mean equal canonical JSON.
+
+    Flat scalar args (nearly every answer) key on their sorted items; bool and int compare
+    equal there, which is safe because command shapes are type-checked before the lookup.
+    """
+    items = args.items()
+    if all(isinstance(v, _SCALARS) for _, v in items):
+        return kind, tuple(sorted(items))
+    return kind, freeze(dict(args))
+
+
+def legal_keys(answers: Iterable[tuple[str, Args]]) -> set[tuple[str, Any]]:
+    """Return the set of legality keys of some answers."""
+    return {answer_key(k, a) for k, a in answers}
+
+
+class Ctx:
+    """A builder for one decide(): the working state, the events, tasks and pending."""
+
+    def __init__(self, registry: Registry, state: State) -> None:
+        self.registry = registry
+        self.state = state
+        self.events: list[Event] = []
+        self.tasks: list[tuple[str, Args]] = list(state.tasks)
+        self.pending: Args | None = None
+        self._evolve = registry.evolve
+
+    # --- events ---------------------------------------------------------
+    def emit(
+        self, type_: str, data: Mapping[str, Any], vis: str | tuple[str, ...] = PUBLIC
+    ) -> None:
+        """Record an event and fold it into the working state."""
+        event = object.__new__(Event)  # a frozen dataclass built without its slow __init__
+        event.__dict__.update(type=type_, data=dict(data), visibility=vis, schema_version=1)
+        self.state = self._evolve(self.state, event)
+        self.events.append(event)
+
+    def move(self, card: str, src: str, dst: str, bottom: bool = False) -> None:
+        """Move a card between zones, with a public count-only note when it is hidden."""
+        vis = self.registry.zones.move_visibility(src, dst)
+        self.emit("card_moved", {"card": card, "from": src, "to": dst, "bottom": bottom}, vis)
+        if vis != PUBLIC:
+            self.emit("hidden_card_moved", {"from": src, "to": dst, "count": 1})
+
+    def add(self, key: str, delta: int, reason: str = "") -> None:
+        """Change a counter by delta (no event for zero)."""
+        if delta:
+            self.emit("counter_changed", {"key": key, "delta": delta, "reason": reason})
+
+    def set_to(self, key: str, value: int, reason: str = "") -> None:
+        """Set a counter to a value."""
+        self.add(key, value - self.state.count(key), reason)
+
+    def setv(self, key: str, value: Any) -> None:
+        """Set a public var (None removes it)."""
+        if not same(self.state.vars.get(key), value):
+            self.emit("var_set", {"key": key, "value": value})
+
+    def exhaust(self, card: str, exhausted: bool = True) -> None:
+        """Exhaust (or refresh) a card."""
+        if (card in self.state.exhausted) != exhausted:
+            self.emit("card_exhausted", {"card": card, "exhausted": exhausted})
+
+    def note(self, type_: str, **data: Any) -> None:
+        """Record an informational public event (changes no state)."""
+        self.emit(type_, data)
+
+    # --- flow -----------------------------------------------------------
+    def push(self, *tasks: tuple[str, Args]) -> None:
+        """Queue tasks to run next, in the given order."""
+        self.tasks[0:0] = [(n, dict(a)) for n, a in tasks]
+
+    def ask(
+        self,
+        seat: str,
+        kind: str,
+        resume: str,
+        prompt: str,
+        opts: list[tuple[str, Args]] | None = None,
+        **data: Any,
+    ) -> None:
+        """Make a seat's decision pending; opts are static public options, else dynamic."""
+        payload: Args = dict(data, resume=resume)
+        if opts is not None:
+            payload["options"] = [[k, a] for k, a in opts]
+        self.pending = {"seat": seat, "kind": kind, "prompt": prompt, "data": payload}
+
+    def roll(self, dice: list[str], purpose: str, resume: str, **data: Any) -> None:
+        """Ask chance to roll dice, then run the resume task with faces."""
+        self.pending = {
+            "seat": CHANCE,
+            "kind": "roll",
+            "prompt": f"roll {', '.join(dice)}",
+            "data": dict(data, resume=resume, dice=list(dice), purpose=purpose),
+        }
+
+    def shuffle(self, count: int, purpose: str, resume: str, **data: Any) -> None:
+        """Ask chance for a permutation of count items, then run the resume task."""
+        self.pending = {
+            "seat": CHANCE,
+            "kind": "shuffle",
+            "prompt": f"shuffle {count}",
+            "data": dict(data, resume=resume, count=count, purpose=purpose),
+        }
+
+    def deal(self, request: ChanceRequest, resume: str, **data: Any) -> None:
+        """Ask the deck service for a deck operation, then run the resume task with its answer."""
+        self.pending = {
+            "seat": CHANCE,
+            "kind": request.kind,
+            "prompt": f"{request.kind.replace('_', ' ')} {request.deck}",
+            "data": dict(data, resume=resume, **deck_fields(request)),
+        }
+
+    def run(self) -> None:
+        """Run queued tasks until a decision is pending or the game is over."""
+        tasks = self.registry.tasks
+        while self.pending is None and self.state.phase != "over":
+            if not self.tasks:
+                raise RuntimeError(f"{self.registry.game}: no pending decision and no task queued")
+            name, args = self.tasks.pop(0)
+            tasks[name](self, dict(args))
+
+    def finish(self) -> list[Event]:
+        """Record the flow (task queue and pending decision) and return all events."""
+        if self.state.phase != "over":
+            self.emit("flow", {"tasks": list(self.tasks), "pending": self.pending})
+        return self.events
+
+
+def deck_fields(request: ChanceRequest) -> Args:
+    """Return the JSON-ready fields of a deck request (kept in the pending decision)."""
+    return {
+        "purpose": request.purpose,
+        "deck": request.deck,
+        "count": request.count,
+        "cards": list(request.cards),
+        "match": list(request.match),
+        "position": request.position,
+        "shuffled": request.shuffled,
+        "visible_to": list(request.visible_to),
+    }

@@ -1,0 +1,220 @@
+"""The immutable game state every engine shares, and the evolve of the kernel's events.
+
+Every card lives in exactly one zone (top first); counters hold small integers; vars
+hold small public JSON values (kept parsed); exhausted holds turned cards; tasks and
+pending hold the flow of the game (what runs next, who must answer what), also parsed.
+The evolve here knows only game-agnostic events; a game may add its own.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from services.rules.kernel.api import Event
+
+Args = dict[str, Any]
+Task = tuple[str, Args]
+
+_EMPTY: Mapping[str, Any] = MappingProxyType({})
+
+
+def dumps(obj: Any) -> str:
+    """Return canonical JSON text."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"))
+
+
+def thaw(value: Any) -> Any:
+    """Return a private copy of a JSON value (containers copied as lists/dicts)."""
+    if isinstance(value, (list, tuple)):
+        return [thaw(v) for v in value]
+    if isinstance(value, (dict, MappingProxyType)):
+        return {k: thaw(v) for k, v in value.items()}
+    return value
+
+
+@dataclass(frozen=True)
+class State:
+    """The whole game state; fold events into it with evolve."""
+
+    game_id: str = ""
+    phase: str = "new"
+    zones: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: _EMPTY)
+    counters: Mapping[str, int] = field(default_factory=lambda: _EMPTY)
+    vars: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
+    exhausted: frozenset[str] = frozenset()
+    tasks: tuple[Task, ...] = ()
+    pending: Mapping[str, Any] | None = None
+    winner: str = ""
+    events: int = 0
+
+    # --- readers -------------------------------------------------------
+    def zone(self, name: str) -> tuple[str, ...]:
+        """Return the cards of a zone (top first)."""
+        return self.zones.get(name, ())
+
+    def count(self, key: str) -> int:
+        """Return a counter's value (0 when unset)."""
+        return self.counters.get(key, 0)
+
+    def var(self, key: str, default: Any = None) -> Any:
+        """Return a private copy of a var's JSON value, or default."""
+        raw = self.vars.get(key)
+        return default if raw is None else thaw(raw)
+
+    def where(self, card: str) -> str | None:
+        """Return the zone holding a card, or None."""
+        for name, cards in self.zones.items():
+            if card in cards:
+                return name
+        return None
+
+    def pending_dict(self) -> dict[str, Any] | None:
+        """Return a private copy of the pending decision as a dict, or None."""
+        return thaw(self.pending) if self.pending else None
+
+
+def with_(state: State, **changes: Any) -> State:
+    """Return a copy of the state with some fields changed (a fast dataclasses.replace)."""
+    new = object.__new__(type(state))
+    new.__dict__.update(state.__dict__)
+    new.__dict__.update(changes)
+    return new
+
+
+def put(mapping: Mapping[str, Any], key: str, value: Any) -> Mapping[str, Any]:
+    """Return a mapping with key set to value (None removes it)."""
+    new = dict(mapping)
+    if value is None:
+        new.pop(key, None)
+    else:
+        new[key] = value
+    return MappingProxyType(new)
+
+
+def _move(state: State, card: str, src: str, dst: str, bottom: bool) -> State:
+    cards = state.zone(src)
+    if card not in cards:
+        raise ValueError(f"card {card} is not in {src}")
+    rest = tuple(c for c in cards if c != card)
+    zones = dict(state.zones)
+    if rest:
+        zones[src] = rest
+    else:
+        zones.pop(src, None)
+    target = tuple(c for c in zones.get(dst, ()) if c != card)
+    zones[dst] = (*target, card) if bottom else (card, *target)
+    return with_(state, zones=MappingProxyType(zones))
+
+
+def _zone_set(state: State, d: Mapping[str, Any]) -> State:
+    return with_(state, zones=put(state.zones, d["zone"], tuple(d["cards"]) or None))
+
+
+def _shuffled(state: State, d: Mapping[str, Any]) -> State:
+    cards = state.zone(d["zone"])
+    order = d["order"]
+    return with_(state, zones=put(state.zones, d["zone"], tuple(cards[i] for i in order) or None))
+
+
+def _counter(state: State, d: Mapping[str, Any]) -> State:
+    value = state.count(d["key"]) + int(d["delta"])
+    return with_(state, counters=put(state.counters, d["key"], value or None))
+
+
+def _var(state: State, d: Mapping[str, Any]) -> State:
+    # shared with the event: var() hands out copies, and a value is never edited after setv
+    return with_(state, vars=put(state.vars, d["key"], d.get("value")))
+
+
+def _vars_cleared(state: State, d: Mapping[str, Any]) -> State:
+    prefix = d["prefix"]
+    kept = {k: v for k, v in state.vars.items() if not k.startswith(prefix)}
+    return with_(state, vars=MappingProxyType(kept))
+
+
+def _exhaust(state: State, d: Mapping[str, Any]) -> State:
+    card = d["card"]
+    ex = state.exhausted | {card} if d["exhausted"] else state.exhausted - {card}
+    return with_(state, exhausted=ex)
+
+
+def parse_tasks(raw: Any) -> tuple[Task, ...]:
+    """Return a task queue from its JSON form ([[name, args], ...]), sharing the args.
+
+    Handlers get a shallow copy of their args and never mutate nested values, so the
+    queue shares them with the event instead of copying on every fold.
+    """
+    return tuple(raw)
+
+
+def same(a: Any, b: Any) -> bool:
+    """Return True when two JSON values have the same canonical JSON (True is not 1)."""
+    if a is b:
+        return True
+    ta, tb = type(a), type(b)
+    if ta in (list, tuple) and tb in (list, tuple):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+    if ta is not tb:
+        return False
+    if ta is dict:
+        return a.keys() == b.keys() and all(same(v, b[k]) for k, v in a.items())
+    return bool(a == b)
+
+
+def _flow(state: State, d: Mapping[str, Any]) -> State:
+    return with_(state, tasks=parse_tasks(d["tasks"]), pending=d.get("pending") or None)
+
+
+def _game_over(state: State, d: Mapping[str, Any]) -> State:
+    return with_(state, phase="over", winner=d["winner"], tasks=(), pending=None)
+
+
+def _game_created(state: State, d: Mapping[str, Any]) -> State:
+    return with_(state, game_id=d["game_id"], phase="setup")
+
+
+def _phase(state: State, d: Mapping[str, Any]) -> State:
+    return with_(state, phase=d["phase"])
+
+
+APPLY = {
+    "card_moved": lambda s, d: _move(s, d["card"], d["from"], d["to"], bool(d.get("bottom"))),
+    "zone_set": _zone_set,
+    "zone_shuffled": _shuffled,
+    "counter_changed": _counter,
+    "var_set": _var,
+    "vars_cleared": _vars_cleared,
+    "card_exhausted": _exhaust,
+    "flow": _flow,
+    "phase_changed": _phase,
+    "game_created": _game_created,
+    "game_over": _game_over,
+}
+
+
+def evolve(state: State, event: Event) -> State:
+    """Return the state after one event (unknown informational events change nothing)."""
+    fn = APPLY.get(event.type)
+    new = fn(state, event.data) if fn is not None else with_(state)
+    new.__dict__["events"] = state.events + 1
+    return new
+
+
+def to_json(state: State) -> dict[str, Any]:
+    """Return the full state as JSON-ready data (for hashing and audits)."""
+    return {
+        "game_id": state.game_id,
+        "phase": state.phase,
+        "zones": {k: list(v) for k, v in state.zones.items()},
+        "counters": dict(state.counters),
+        "vars": {k: thaw(v) for k, v in state.vars.items()},
+        "exhausted": sorted(state.exhausted),
+        "tasks": [[n, thaw(a)] for n, a in state.tasks],
+        "pending": state.pending_dict(),
+        "winner": state.winner,
+        "events": state.events,
+    }

@@ -1,0 +1,250 @@
+"""HTTP/SSE gateway in front of ProjectionService: JSON for the page, SSE for live views.
+
+Every route is one read-side RPC. A request with `Authorization: Bearer <player token>` is
+forwarded with that token (the read side then allows that player's seat); without one the
+gateway asks as an anonymous spectator ("web-spectator"), so it can only ever receive the
+spectator's redaction. gRPC status codes map to HTTP ones with the same message.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import grpc
+from aiohttp import web
+from fallen.projections.v1 import projections_pb2 as pb
+from fallen.projections.v1 import projections_pb2_grpc as pb_grpc
+
+from services.dice.kinds import catalog
+from services.kernel.auth import issue_token
+from services.kernel.grpcx.structs import struct_to_py, value_to_py
+
+STATIC = Path(__file__).parent / "static"
+SPECTATOR = "web-spectator"
+HTTP_OF = {
+    grpc.StatusCode.INVALID_ARGUMENT: 400,
+    grpc.StatusCode.UNAUTHENTICATED: 401,
+    grpc.StatusCode.PERMISSION_DENIED: 403,
+    grpc.StatusCode.NOT_FOUND: 404,
+    grpc.StatusCode.FAILED_PRECONDITION: 409,
+    grpc.StatusCode.ABORTED: 409,
+    grpc.StatusCode.RESOURCE_EXHAUSTED: 429,
+}
+STUB: web.AppKey[pb_grpc.ProjectionServiceStub] = web.AppKey("stub", pb_grpc.ProjectionServiceStub)
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+def _metadata(request: web.Request) -> tuple[tuple[str, str], ...]:
+    """Return the caller's bearer token, or an anonymous spectator's."""
+    auth = request.headers.get("Authorization", "")
+    if auth.startswith("Bearer ") and len(auth) < 4096:
+        return (("authorization", auth),)
+    return (("authorization", f"Bearer {issue_token(SPECTATOR)}"),)
+
+
+@web.middleware
+async def grpc_errors(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Answer a failed RPC with its HTTP status and message."""
+    try:
+        return await handler(request)
+    except grpc.aio.AioRpcError as err:
+        status = HTTP_OF.get(err.code(), 502)
+        body = {"code": err.code().name, "error": err.details() or ""}
+        return web.json_response(body, status=status)
+
+
+def _int(request: web.Request, name: str) -> int:
+    """Return a non-negative integer query parameter (0 when absent)."""
+    raw = request.query.get(name, "0")
+    if not raw.isdigit() or len(raw) > 12:
+        raise web.HTTPBadRequest(text=f"{name}: must be a non-negative integer")
+    return int(raw)
+
+
+def _seat(request: web.Request) -> str:
+    """Return the seat query parameter ('' = spectator)."""
+    return request.query.get("seat", "")[:64]
+
+
+async def games(request: web.Request) -> web.Response:
+    """GET /api/games: the lobby (ListGames)."""
+    resp = await request.app[STUB].ListGames(
+        pb.ListGamesRequest(limit=_int(request, "limit")), metadata=_metadata(request)
+    )
+    return web.json_response(
+        {
+            "games": [
+                {
+                    "game_id": g.game_id,
+                    "game": g.game,
+                    "seats": dict(g.seats),
+                    "version": g.version,
+                    "ended": g.ended,
+                }
+                for g in resp.games
+            ]
+        }
+    )
+
+
+async def view(request: web.Request) -> web.Response:
+    """GET /api/games/{id}/view?seat=: the current view (GetView)."""
+    resp = await request.app[STUB].GetView(
+        pb.GetViewRequest(
+            game_id=request.match_info["game_id"],
+            seat=_seat(request),
+            min_version=_int(request, "min_version"),
+        ),
+        metadata=_metadata(request),
+    )
+    return web.json_response(_view_json(resp))
+
+
+def _view_json(msg: pb.GetViewResponse | pb.WatchViewResponse) -> dict[str, Any]:
+    """Return a view message as the page's JSON."""
+    return {
+        "game_id": msg.game_id,
+        "seat": msg.seat,
+        "version": msg.version,
+        "ended": msg.ended,
+        "view": struct_to_py(msg.view),
+    }
+
+
+async def watch(request: web.Request) -> web.StreamResponse:
+    """GET /api/games/{id}/watch?seat=&after=: Server-Sent Events, one per new view."""
+    call = request.app[STUB].WatchView(
+        pb.WatchViewRequest(
+            game_id=request.match_info["game_id"],
+            seat=_seat(request),
+            after_version=_int(request, "after"),
+        ),
+        metadata=_metadata(request),
+    )
+    first = await call.read()  # errors surface here, before the stream starts
+    out = web.StreamResponse(
+        headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
+    )
+    await out.prepare(request)
+    msg = first
+    try:
+        while msg is not grpc.aio.EOF:
+            payload = json.dumps(_view_json(msg), separators=(",", ":"))
+            await out.write(f"event: view\ndata: {payload}\n\n".encode())
+            msg = await call.read()
+        await out.write(b"event: end\ndata: {}\n\n")
+    finally:
+        call.cancel()
+    return out
+
+
+async def replay(request: web.Request) -> web.Response:
+    """GET /api/games/{id}/replay?seat=: every step of a finished game (ReplayViews).
+
+    Each step has the full `view` or, mostly, a JSON merge `patch` against the previous one.
+    """
+    gid, seat, md = request.match_info["game_id"], _seat(request), _metadata(request)
+    steps: list[dict[str, Any]] = []
+    start = 1
+    while True:
+        resp = await request.app[STUB].ReplayViews(
+            pb.ReplayViewsRequest(game_id=gid, seat=seat, from_version=start, limit=200),
+            metadata=md,
+        )
+        for s in resp.steps:
+            step = {"version": s.version, "type": s.type, "data": struct_to_py(s.data)}
+            if s.HasField("view_patch"):
+                step["patch"] = struct_to_py(s.view_patch)
+            else:
+                step["view"] = struct_to_py(s.view)
+            steps.append(step)
+        if resp.next_version > resp.head_version or not resp.steps:
+            break
+        start = resp.next_version
+    return web.json_response({"game_id": gid, "seat": seat, "steps": steps})
+
+
+async def events(request: web.Request) -> web.Response:
+    """GET /api/games/{id}/events?seat=&stream=: a whole stream as the seat may see it."""
+    gid, seat, md = request.match_info["game_id"], _seat(request), _metadata(request)
+    family = request.query.get("stream", "game")[:16]
+    out: list[dict[str, Any]] = []
+    start = max(1, _int(request, "from"))
+    while True:
+        resp = await request.app[STUB].ReadEvents(
+            pb.ReadEventsRequest(game_id=gid, seat=seat, stream=family, from_version=start),
+            metadata=md,
+        )
+        out += [
+            {
+                "stream": e.stream,
+                "version": e.version,
+                "type": e.type,
+                "data": struct_to_py(e.data),
+                "visibility": value_to_py(e.visibility),
+            }
+            for e in resp.events
+        ]
+        if resp.next_version > resp.head_version or resp.next_version <= start:
+            break
+        start = resp.next_version
+    return web.json_response({"game_id": gid, "seat": seat, "stream": family, "events": out})
+
+
+async def audit(request: web.Request) -> web.Response:
+    """GET /api/games/{id}/audit: a finished game's audit log (its players only)."""
+    resp = await request.app[STUB].ReadAuditLog(
+        pb.ReadAuditLogRequest(game_id=request.match_info["game_id"]), metadata=_metadata(request)
+    )
+    return web.json_response(
+        {
+            "game_id": resp.game_id,
+            "records": [struct_to_py(r.record) for r in resp.records],
+            "commitment": resp.commitment,
+            "server_seed": resp.server_seed,
+        }
+    )
+
+
+async def dice_kinds(request: web.Request) -> web.Response:
+    """GET /api/dice/kinds: every dice kind's faces (public data, services/dice/kinds.yaml)."""
+    return web.json_response({"kinds": {k: list(v) for k, v in catalog().faces.items()}})
+
+
+async def index(request: web.Request) -> web.FileResponse:
+    """GET /: the single page (lobby, live view, replay)."""
+    return web.FileResponse(STATIC / "index.html")
+
+
+def make_app(channel: grpc.aio.Channel) -> web.Application:
+    """Return the gateway application talking to the read side over channel."""
+    app = web.Application(middlewares=[grpc_errors])
+    app[STUB] = pb_grpc.ProjectionServiceStub(channel)
+    app.router.add_get("/", index)
+    app.router.add_get("/api/games", games)
+    app.router.add_get("/api/dice/kinds", dice_kinds)
+    app.router.add_get("/api/games/{game_id}/view", view)
+    app.router.add_get("/api/games/{game_id}/watch", watch)
+    app.router.add_get("/api/games/{game_id}/replay", replay)
+    app.router.add_get("/api/games/{game_id}/events", events)
+    app.router.add_get("/api/games/{game_id}/audit", audit)
+    app.router.add_static("/static/", STATIC)
+    return app
+
+
+async def start_web(grpc_target: str, host: str, port: int) -> Callable[[], Awaitable[None]]:
+    """Serve the page on host:port in front of the read side at grpc_target; return stop."""
+    channel = grpc.aio.insecure_channel(grpc_target)
+    runner = web.AppRunner(make_app(channel))
+    await runner.setup()
+    site = web.TCPSite(runner, host, port)
+    await site.start()
+
+    async def stop() -> None:
+        await runner.cleanup()
+        await channel.close()
+
+    return stop
