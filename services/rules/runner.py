@@ -3,27 +3,39 @@
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from services.deck.engine import DeckEngine
 from services.dice.port import DicePort
+from services.kernel.boundedjson import loads_bounded
+from services.kernel.canonical import canonical_json
+from services.kernel.decision import decision_key, parse_key
 from services.kernel.envelope import Envelope, NewEvent
 from services.kernel.errors import (
-    DomainError,
     InvalidArgument,
     NotFound,
     RuleViolation,
     VersionConflict,
+    quote,
 )
-from services.kernel.games import GAME_CREATED, GAME_ENDED, check_game_id, game_stream
-from services.kernel.store.base import ANY_VERSION, EventStore
+from services.kernel.games import (
+    GAME_CREATED,
+    GAME_ENDED,
+    KERNEL_EVENTS,
+    SEAT_EVENTS,
+    check_game_id,
+    forfeit_outcome,
+    game_stream,
+    seat_status,
+)
+from services.kernel.store.base import ANY_VERSION, CommandKey, EventStore
 from services.kernel.upcast import for_rules
 from services.rules.kernel.api import (
     CHANCE,
     DECK_KINDS,
+    ChanceRequest,
     Command,
     Event,
     GameRules,
@@ -34,7 +46,6 @@ from services.rules.kernel.deck import DeckPort, DeckServicePort
 from services.rules.pools import PoolSpec, admits, describe, pool_for
 from services.rules.registry import load
 
-KERNEL_EVENTS = (GAME_CREATED, GAME_ENDED)
 MAX_CHANCE_STEPS = 500
 MAX_CACHED_GAMES = 5000
 RETRIES = 5
@@ -51,6 +62,8 @@ class Loaded:
     state: Any
     version: int
     ended: bool
+    outcome: Mapping[str, Any] | None = None
+    seat_status: Mapping[str, str] = field(default_factory=dict)
 
 
 def to_new_event(ev: Event, causation: str = "") -> NewEvent:
@@ -75,6 +88,18 @@ def fold(rules: GameRules, envelopes: list[Envelope], state: Any = None) -> Any:
         if env.type not in KERNEL_EVENTS:
             state = rules.evolve(state, to_rules_event(up.upcast(env)))
     return state
+
+
+def command_key(loaded: Loaded, command: Command, command_id: str) -> CommandKey | None:
+    """Return the dedupe key of a seat's command: scoped to its player and seat."""
+    if not command_id:
+        return None
+    content = canonical_json({"seat": command.seat, "kind": command.kind, "args": command.args})
+    return CommandKey(
+        command_id,
+        sender=f"{loaded.seats.get(command.seat, '')}/{command.seat}",
+        digest=hashlib.sha256(content.encode()).hexdigest(),
+    )
 
 
 def new_game_id(seed: str) -> str:
@@ -134,8 +159,20 @@ class GameRunner:
         if envs:
             state = fold(cached.rules, envs, cached.state)
             ended = cached.ended or any(e.type == GAME_ENDED for e in envs)
+            outcome = next((e.data.get("outcome") for e in envs if e.type == GAME_ENDED), None)
+            status = dict(cached.seat_status)
+            for e in envs:
+                status = seat_status(status, e.type, dict(e.data))
             cached = Loaded(
-                game_id, cached.game, cached.rules, cached.seats, state, envs[-1].version, ended
+                game_id,
+                cached.game,
+                cached.rules,
+                cached.seats,
+                state,
+                envs[-1].version,
+                ended,
+                outcome if outcome is not None else cached.outcome,
+                status,
             )
         if game_id not in self._cache and len(self._cache) >= MAX_CACHED_GAMES:
             self._cache.pop(next(iter(self._cache)))  # forget the oldest-loaded game
@@ -160,7 +197,7 @@ class GameRunner:
             )
         for seat, player in seats.items():
             if not player:
-                raise InvalidArgument("seats", f"seat {seat!r} needs a player id")
+                raise InvalidArgument("seats", f"seat {quote(seat)} needs a player id")
         setup = Setup(seats=dict(seats), options=dict(options))
         events = rules.initial_events(game_id, setup)
         commitment = await self.dice.commit_seed(game_id, client_seed)
@@ -178,49 +215,86 @@ class GameRunner:
         loaded = await self.run_chance(game_id)
         return loaded, commitment
 
+    async def current(self, game_id: str) -> Loaded:
+        """Return the game at its latest version, answering chance first if it waits for it."""
+        loaded = await self.load(game_id)
+        if not loaded.ended and _waits_for_chance(loaded):
+            return await self.run_chance(game_id)
+        return loaded
+
     async def submit(
         self, game_id: str, command: Command, command_id: str = "", expected: int | None = None
     ) -> tuple[Loaded, bool]:
-        """Decide and append a seat's command; return the game after chance and dedupe flag."""
+        """Decide and append a seat's command; return the game after chance and dedupe flag.
+
+        A command id the seat already used answers its first result (the version after its
+        events and the chance they caused) before the version and "game over" checks, after
+        answering any chance a crash left pending; the same id with other content is
+        AlreadyExists.
+        """
         for _ in range(RETRIES):
-            loaded = await self.load(game_id)
-            stale = expected is not None and expected != loaded.version
-            if (stale or loaded.ended) and command_id and await self._seen(game_id, command_id):
-                return loaded, True  # a retry of a command that moved the game on
+            loaded = await self.current(game_id)
+            key = command_key(loaded, command, command_id)
+            if key and (prior := await self.store.command_result(game_stream(game_id), key)):
+                return await self.first_result(game_id, prior.version), True
             if expected is not None and expected != loaded.version:
                 raise VersionConflict(game_stream(game_id), expected, loaded.version)
             if loaded.ended:
                 raise RuleViolation(f"game {game_id!r} is over")
-            try:
-                events = loaded.rules.decide(loaded.state, command)
-            except DomainError:
-                if command_id and await self._seen(game_id, command_id):
-                    return loaded, True
-                raise
+            events = loaded.rules.decide(loaded.state, command)
             try:
                 res = await self.store.append(
                     game_stream(game_id),
                     loaded.version,
                     [to_new_event(e, command_id) for e in events],
-                    command_id or None,
+                    key,
                 )
             except VersionConflict:
                 if expected is not None:
                     raise
                 continue
             if res.deduplicated:
-                return await self.load(game_id), True
+                return await self.first_result(game_id, res.version), True
             return await self.run_chance(game_id), False
         raise RuleViolation("the game is busy; retry the command")
 
-    async def _seen(self, game_id: str, command_id: str) -> bool:
-        """Return whether a command id already produced events in the game's stream."""
-        return any(
-            e.causation_id == command_id for e in await self.store.read(game_stream(game_id))
-        )
+    async def record_seat(
+        self, game_id: str, seat: str, kind: str, expected: int | None = None
+    ) -> Loaded:
+        """Append a seat fact (warned, forfeited, taken_over, reclaimed); a forfeit ends it."""
+        if kind not in SEAT_EVENTS:
+            raise InvalidArgument("kind", f"must be one of {sorted(SEAT_EVENTS)}")
+        loaded = await self.load(game_id)
+        if seat not in loaded.seats:
+            raise InvalidArgument("seat", f"game {game_id!r} has no seat {seat[:32]!r}")
+        if loaded.ended:
+            raise RuleViolation(f"game {game_id!r} is over")
+        if expected is not None and expected != loaded.version:
+            raise VersionConflict(game_stream(game_id), expected, loaded.version)
+        events = [NewEvent(SEAT_EVENTS[kind], {"seat": seat})]
+        if kind == "forfeited":
+            outcome = forfeit_outcome(list(loaded.seats), seat)
+            state_hash = loaded.rules.state_hash(loaded.state)
+            events.append(NewEvent(GAME_ENDED, {"outcome": outcome, "state_hash": state_hash}))
+        await self.store.append(game_stream(game_id), loaded.version, events)
+        if kind == "forfeited":
+            await self.dice.reveal(game_id)
+        return await self.load(game_id)
+
+    async def first_result(self, game_id: str, version: int) -> Loaded:
+        """Return the game as first answered to a command that ended at version: after the
+        chance and game end that followed it (events no seat's command caused: no causation,
+        or a decision key)."""
+        now = await self.current(game_id)
+        for env in await self.store.read(game_stream(game_id), version + 1):
+            if env.causation_id and parse_key(env.causation_id) is None:
+                break
+            version = env.version
+        return replace(now, version=version)
 
     async def run_chance(self, game_id: str) -> Loaded:
-        """Answer every pending chance decision, then close the game if it is over."""
+        """Answer every pending chance decision once (keyed by the decision), then close the
+        game if it is over; another runner answering the same decision is not an error."""
         for _ in range(MAX_CHANCE_STEPS):
             loaded = await self.load(game_id)
             pending: Pending | None = loaded.rules.pending(loaded.state)
@@ -229,37 +303,40 @@ class GameRunner:
                     return await self._end(loaded)
                 return loaded
             assert pending.chance is not None
-            req = pending.chance
-            if req.kind == "roll":
-                roll = await self.dice.roll(
-                    game_id, req.purpose, list(req.dice), list(req.visible_to)
-                )
-                cmd = Command(
-                    CHANCE, "roll", {"faces": [d.face for d in roll.results], "nonce": roll.nonce}
-                )
-            elif req.kind in DECK_KINDS:
-                cmd = await self.deck.answer(game_id, req)
-            else:
-                perm = await self.dice.shuffle(game_id, req.purpose, req.count)
-                cmd = Command(CHANCE, "shuffle", {"order": list(perm.order), "nonce": perm.nonce})
+            key = decision_key(game_id, loaded.version)
+            cmd = await self.draw(game_id, pending.chance, key)
             events = loaded.rules.decide(loaded.state, cmd)
-            await self.store.append(
-                game_stream(game_id), loaded.version, [to_new_event(e) for e in events]
-            )
+            try:
+                await self.store.append(
+                    game_stream(game_id), loaded.version, [to_new_event(e, key) for e in events]
+                )
+            except VersionConflict:
+                continue  # answered meanwhile by another runner (with the same keyed draw)
         raise RuleViolation("chance did not settle; the engine keeps asking for dice")
 
+    async def draw(self, game_id: str, req: ChanceRequest, key: str) -> Command:
+        """Return chance's answer to a request, drawn once per decision key."""
+        if req.kind in DECK_KINDS:
+            return await self.deck.answer(game_id, req, key)
+        if req.kind == "roll":
+            roll = await self.dice.roll(
+                game_id, req.purpose, list(req.dice), list(req.visible_to), key
+            )
+            faces = [d.face for d in roll.results]
+            return Command(CHANCE, "roll", {"faces": faces, "nonce": roll.nonce})
+        perm = await self.dice.shuffle(game_id, req.purpose, req.count, key)
+        return Command(CHANCE, "shuffle", {"order": list(perm.order), "nonce": perm.nonce})
+
     async def _end(self, loaded: Loaded) -> Loaded:
+        """Append GameEnded (once), reveal the dice seed and return the ended game."""
         outcome = loaded.rules.outcome(loaded.state) or {}
+        data = {"outcome": outcome, "state_hash": loaded.rules.state_hash(loaded.state)}
+        key = decision_key(loaded.game_id, loaded.version)
         try:
             await self.store.append(
                 game_stream(loaded.game_id),
                 loaded.version,
-                [
-                    NewEvent(
-                        GAME_ENDED,
-                        {"outcome": outcome, "state_hash": loaded.rules.state_hash(loaded.state)},
-                    )
-                ],
+                [NewEvent(GAME_ENDED, data, causation_id=key)],
             )
         except VersionConflict:
             pass
@@ -267,14 +344,17 @@ class GameRunner:
         return await self.load(loaded.game_id)
 
 
+def _waits_for_chance(loaded: Loaded) -> bool:
+    """Return whether a game waits for chance (or is over without GameEnded yet)."""
+    pending = loaded.rules.pending(loaded.state)
+    return pending is None or pending.seat == CHANCE
+
+
 def parse_args(args_json: str, field: str = "args_json") -> dict[str, Any]:
     """Return a JSON object argument, or raise InvalidArgument naming the field."""
     if not args_json:
         return {}
-    try:
-        value = json.loads(args_json)
-    except json.JSONDecodeError as exc:
-        raise InvalidArgument(field, f"is not valid JSON: {exc.msg} at {exc.pos}") from exc
+    value = loads_bounded(args_json, field)
     if not isinstance(value, dict):
         raise InvalidArgument(field, "must be a JSON object")
     return value

@@ -8,7 +8,8 @@ import grpc
 from fallen.rules.v1 import rules_pb2, rules_pb2_grpc
 
 from services.kernel.auth import Principal
-from services.kernel.errors import InvalidArgument, PermissionDenied
+from services.kernel.errors import InvalidArgument, PermissionDenied, RuleViolation, quote
+from services.kernel.games import SEAT_EVENTS
 from services.kernel.grpcx.rpc import rpc
 from services.kernel.grpcx.server import Mount
 from services.kernel.grpcx.structs import client_struct, to_struct
@@ -25,10 +26,11 @@ def _authorize(loaded: Loaded, principal: Principal, seat: str) -> str:
         raise InvalidArgument("seat", "is required")
     if seat == CHANCE or seat not in loaded.seats:
         raise InvalidArgument(
-            "seat", f"game {loaded.game_id!r} has no seat {seat!r}; seats: {sorted(loaded.seats)}"
+            "seat",
+            f"game {loaded.game_id!r} has no seat {quote(seat)}; seats: {sorted(loaded.seats)}",
         )
     if not principal.is_service and loaded.seats[seat] != principal.subject:
-        raise PermissionDenied(f"seat {seat!r} of game {loaded.game_id!r} is not yours")
+        raise PermissionDenied(f"seat {quote(seat)} of game {loaded.game_id!r} is not yours")
     return seat
 
 
@@ -51,6 +53,11 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         options = client_struct(request.options, "options")
         if not request.seats:
             raise InvalidArgument("seats", "map each seat to a player id")
+        if not principal.is_service and principal.subject not in request.seats.values():
+            raise PermissionDenied(
+                "seats: a player may only create a game in which they hold a seat "
+                "(matchmakers use a service token)"
+            )
         game_id = request.game_id or new_game_id(str(uuid.uuid4()))
         loaded, commitment = await self.runner.create(
             request.game, game_id, dict(request.seats), options, request.client_seed
@@ -70,13 +77,17 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         if not request.kind:
             raise InvalidArgument("kind", "is required; see ListLegalCommands")
         args = client_struct(request.args, "args")
-        loaded = await self.runner.load(request.game_id)
+        loaded = await self.runner.current(request.game_id)
         seat = _authorize(loaded, principal, request.seat)
         expected = request.expected_version or None
+        if not principal.is_service and loaded.seat_status.get(seat) == "taken_over":
+            raise RuleViolation(
+                f"seat {seat!r} is played by a bot; reclaim it first (RecordSeatEvent reclaimed)"
+            )
         after, dedup = await self.runner.submit(
             request.game_id, Command(seat, request.kind, args), request.command_id, expected
         )
-        outcome = after.rules.outcome(after.state) if after.ended else None
+        outcome = after.outcome if after.ended else None
         return rules_pb2.SubmitCommandResponse(
             version=after.version,
             deduplicated=dedup,
@@ -92,7 +103,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         principal: Principal,
     ) -> rules_pb2.ListLegalCommandsResponse:
         """List a seat's legal commands."""
-        loaded = await self.runner.load(request.game_id)
+        loaded = await self.runner.current(request.game_id)
         seat = _authorize(loaded, principal, request.seat)
         pending = loaded.rules.pending(loaded.state)
         commands = loaded.rules.legal_commands(loaded.state, seat) if pending else []
@@ -112,20 +123,43 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         context: grpc.aio.ServicerContext,
         principal: Principal,
     ) -> rules_pb2.GetGameResponse:
-        """Summarize a game."""
-        loaded = await self.runner.load(request.game_id)
-        outcome = loaded.rules.outcome(loaded.state) if loaded.ended else None
-        pending = loaded.rules.pending(loaded.state)
+        """Summarize a game; player ids only to its players and services."""
+        loaded = await self.runner.current(request.game_id)
+        insider = principal.is_service or principal.subject in loaded.seats.values()
+        outcome = loaded.outcome if loaded.ended else None
+        pending = None if loaded.ended else loaded.rules.pending(loaded.state)
         return rules_pb2.GetGameResponse(
             game_id=loaded.game_id,
             game=loaded.game,
-            seats=dict(loaded.seats),
+            seats={s: (p if insider else "") for s, p in loaded.seats.items()},
             version=loaded.version,
             ended=loaded.ended,
             outcome=to_struct(outcome) if outcome else None,
             final_state_hash=loaded.rules.state_hash(loaded.state) if loaded.ended else "",
             waiting_for=pending.seat if pending else "",
+            seat_status=dict(loaded.seat_status),
         )
+
+    @rpc
+    async def RecordSeatEvent(
+        self,
+        request: rules_pb2.RecordSeatEventRequest,
+        context: grpc.aio.ServicerContext,
+        principal: Principal,
+    ) -> rules_pb2.RecordSeatEventResponse:
+        """Append a turn-timer seat fact."""
+        if request.kind not in SEAT_EVENTS:
+            raise InvalidArgument("kind", f"must be one of {sorted(SEAT_EVENTS)}")
+        loaded = await self.runner.load(request.game_id)
+        if request.kind == "reclaimed":
+            _authorize(loaded, principal, request.seat)
+            if loaded.seat_status.get(request.seat) != "taken_over":
+                raise RuleViolation(f"seat {request.seat!r} is not taken over")
+        else:
+            principal.require_service()
+        expected = request.expected_version or None
+        after = await self.runner.record_seat(request.game_id, request.seat, request.kind, expected)
+        return rules_pb2.RecordSeatEventResponse(version=after.version, ended=after.ended)
 
     @rpc
     async def ListGames(
