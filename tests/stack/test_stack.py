@@ -18,7 +18,7 @@ from tests.stack.play import Ack, Replicas, play, served_games
 GAMES_PER_KIND = 1
 CONVERGE_TIMEOUT_S = 90.0
 
-pytestmark = pytest.mark.timeout(300)
+pytestmark = pytest.mark.timeout(900)
 
 
 async def play_any(
