@@ -101,6 +101,11 @@ async def wait_for_players(
     return None
 
 
+# Short games where a game has an option for it, so a stack run plays each kind to its end
+# in seconds (Fallen Land: the short game, one turn, as its playouts do).
+GAME_OPTIONS: dict[str, dict[str, Any]] = {"land": {"short_game": True, "max_turns": 1}}
+
+
 @dataclass(frozen=True)
 class Ack:
     """A SubmitCommand the server answered OK: its command id and the version it reported."""
@@ -124,7 +129,11 @@ async def play(
     meta = {seat: _md(player) for seat, player in seats.items()}
     host = next(iter(meta.values()))
     create = rules_pb2.CreateGameRequest(
-        game=game, game_id=game_id, seats=dict(seats), options=to_struct({}), client_seed=game_id
+        game=game,
+        game_id=game_id,
+        seats=dict(seats),
+        options=to_struct(dict(GAME_OPTIONS.get(game, {}))),
+        client_seed=game_id,
     )
     try:
         await replicas.call(first, "CreateGame", create, host)
