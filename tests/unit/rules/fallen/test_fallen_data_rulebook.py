@@ -73,3 +73,32 @@ def test_no_card_borrows_a_codex_name_with_another_meaning() -> None:
     # The Card Codex gives these names a meaning our cards do not have, so none may use them.
     names = {c.get("name") for c in catalog().cards.values()}
     assert not names & CODEX_NAMES_NOT_MODELLED
+
+
+def _chapters() -> list[tuple[str, str, dict[str, Any]]]:
+    return [(s["id"], k, c) for s in catalog().of_type("story") for k, c in s["choices"].items()]
+
+
+def test_every_story_shape_the_rulebook_describes_occurs() -> None:
+    # "Just under the introduction are arrows leading to two choices"; "Since both "Jump Down
+    # the Chute" and "Grab the Orc" lead to "Soft Landing," ... "Soft Landing" must be taken";
+    # "Up to three levels of icons may appear in a single chapter: Story Wound, Treasure/Omen,
+    # and the Attribute"; "If no Story Wound, Treasure, or Omen icons are present, then they do
+    # not apply"; "Some challenges are considered Easy ... Some challenges are considered Hard"
+    # given every Story card; when their arrows and icons are collected
+    stories = catalog().of_type("story")
+    fan_outs = {len(dest) for s in stories for dest in s["next"].values()}
+    merges = [
+        s["id"] for s in stories
+        if any(sum(n in dest for dest in s["next"].values()) > 1 for n in s["choices"])
+    ]
+    icons = [c["icons"] for _, _, c in _chapters()]
+    # then every shape occurs somewhere
+    assert all(len(s["start"]) == 2 for s in stories)
+    assert fan_outs == {1, 2}  # a forced onward choice and a two-way choice
+    assert merges  # two choices whose arrows lead to the same chapter
+    assert {i["attribute"] for i in icons} == {"agility", "strength", "intelligence"}
+    assert {i.get("difficulty") for i in icons} == {None, "easy", "hard"}
+    assert {i.get("reward") for i in icons} == {None, "treasure", "omen"}
+    assert any(i.get("wound") and i.get("reward") for i in icons)  # all three levels at once
+    assert any(not i.get("wound") and not i.get("reward") for i in icons)  # attribute only
