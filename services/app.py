@@ -20,14 +20,15 @@ from services.kernel.grpcx.client import ServiceCredentials
 from services.kernel.grpcx.server import Mount, Running, start_server
 from services.kernel.store.base import EventStore
 from services.rules.common.api import GameRules
+from services.rules.pools import POOLS
 from services.rules.runner import GameRunner
 from services.rules.service import mount as rules_mount
 
 log = logging.getLogger("fallen.app")
 
 ALL = "all"
-SINGLE_SERVICES = ("dice", "deck", "rules", "rules-fallen", "relay", "projections")
-RULES_POOLS = {"rules": None, "rules-fallen": ("fallen",)}
+RULES_POOLS = POOLS
+SINGLE_SERVICES = ("dice", "deck", *RULES_POOLS, "relay", "projections")
 
 
 @dataclass

@@ -27,17 +27,19 @@ class Result:
     winner: str
     events: int
     final_state_hash: str
+    kind: str = ""  # how the game was won, for games that name it (land: prestige, ...)
 
     def to_json(self) -> str:
         """Return the JSON line."""
-        return json.dumps(
-            {
-                "game_id": self.game_id,
-                "winner": self.winner,
-                "events": self.events,
-                "final_state_hash": self.final_state_hash,
-            }
-        )
+        line = {
+            "game_id": self.game_id,
+            "winner": self.winner,
+            "events": self.events,
+            "final_state_hash": self.final_state_hash,
+        }
+        if self.kind:
+            line["kind"] = self.kind
+        return json.dumps(line)
 
 
 def _md(player: str) -> tuple[tuple[str, str], ...]:
@@ -77,8 +79,13 @@ async def play_game(
         summary = await stub.GetGame(rules_pb2.GetGameRequest(game_id=gid), metadata=first)
         if summary.ended:
             outcome = struct_to_py(summary.outcome)
+            winner = outcome.get("winner") or ",".join(outcome.get("winners") or [])
             return Result(
-                gid, str(outcome.get("winner", "")), summary.version, summary.final_state_hash
+                gid,
+                str(winner),
+                summary.version,
+                summary.final_state_hash,
+                str(outcome.get("kind", "")),
             )
         seat = summary.waiting_for
         if seat not in meta:

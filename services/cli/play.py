@@ -61,13 +61,16 @@ def play(
     store: Annotated[str | None, typer.Option(help="Store of the embedded server")] = None,
     options: Annotated[str, typer.Option(help="Game options as JSON")] = "{}",
     pace_ms: Annotated[int, typer.Option(help="Pause after each command (to watch live)")] = 0,
+    seats: Annotated[
+        int | None, typer.Option(help="Seats to fill (land: 2-6, 6 = Epic); default: all")
+    ] = None,
 ) -> None:
     """Play full games with bots in every seat; print one JSON line per game."""
     if not bots:
         raise typer.BadParameter("only --bots games are supported from the command line")
     os.environ.setdefault("FALLEN_DEV", "1")
     asyncio.run(
-        _play(game, games, seed, policy, target, store, json.loads(options), pace_ms / 1000)
+        _play(game, games, seed, policy, target, store, json.loads(options), pace_ms / 1000, seats)
     )
 
 
@@ -80,6 +83,7 @@ async def _play(
     store: str | None,
     options: dict[str, object],
     pace_s: float = 0.0,
+    seat_count: int | None = None,
 ) -> None:
     async with rules_channel(target, store) as channel:
         stub = rules_pb2_grpc.RulesServiceStub(channel)
@@ -91,6 +95,10 @@ async def _play(
         if game not in seats_of:
             raise typer.BadParameter(f"the server runs {sorted(seats_of)}, not {game!r}")
         seats = seats_of[game]
+        if seat_count is not None:
+            if not 1 <= seat_count <= len(seats):
+                raise typer.BadParameter(f"--seats must be 1-{len(seats)} for {game}")
+            seats = seats[:seat_count]
         names = _parse_policies(seats, policy)
         policies = {seat: policy_for(game, name) for seat, name in names.items()}
         for i in range(games):

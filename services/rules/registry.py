@@ -9,6 +9,7 @@ from services.rules.common.api import GameRules
 
 ENGINES: dict[str, str] = {
     "fallen": "services.rules.fallen",
+    "land": "services.rules.land",
 }
 
 

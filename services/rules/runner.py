@@ -31,6 +31,7 @@ from services.rules.kernel.api import (
     Setup,
 )
 from services.rules.kernel.deck import DeckPort, DeckServicePort
+from services.rules.pools import PoolSpec, admits, describe, pool_for
 from services.rules.registry import load
 
 KERNEL_EVENTS = (GAME_CREATED, GAME_ENDED)
@@ -89,20 +90,25 @@ class GameRunner:
         store: EventStore,
         dice: DicePort,
         extra: dict[str, GameRules] | None = None,
-        only: tuple[str, ...] | None = None,
+        only: tuple[str, ...] | PoolSpec | None = None,
         deck: DeckPort | None = None,
     ) -> None:
         self.store = store
         self.dice: DicePort = dice
         self.deck: DeckPort = deck or DeckServicePort(DeckEngine(store, dice))
         self.extra = extra or {}
-        self.only = only
+        self.only: PoolSpec | None = dict.fromkeys(only) if isinstance(only, tuple) else only
         self._cache: dict[str, Loaded] = {}
 
-    def engine(self, game: str) -> GameRules:
-        """Return the engine of a game kind this runner serves, or raise InvalidArgument."""
-        if self.only is not None and game not in self.only:
-            raise InvalidArgument("game", f"this rules pool serves {list(self.only)}, not {game!r}")
+    def engine(self, game: str, seat_count: int | None = None, field: str = "game") -> GameRules:
+        """Return the engine of a game kind (and seat count) this runner serves, or raise."""
+        if not admits(self.only, game, seat_count):
+            assert self.only is not None
+            where = f"{seat_count}-seat {game[:32]!r}" if seat_count else repr(game[:32])
+            pool = pool_for(game, seat_count) if seat_count else "its own pool"
+            raise InvalidArgument(
+                field, f"this rules pool serves {describe(self.only)}, not {where}; use {pool}"
+            )
         return load(game, self.extra)
 
     def games(self) -> list[str]:
@@ -121,7 +127,7 @@ class GameRunner:
             if not envs or envs[0].type != GAME_CREATED:
                 raise NotFound(f"game {game_id!r} does not exist")
             info = envs[0].data
-            rules = self.engine(info["game"])
+            rules = self.engine(info["game"], len(info["seats"]), "game_id")
             cached = Loaded(
                 game_id, info["game"], rules, info["seats"], rules.initial_state(), 0, False
             )
@@ -145,7 +151,7 @@ class GameRunner:
         client_seed: str = "",
     ) -> tuple[Loaded, str]:
         """Create a game, commit its dice seed, run opening chance; return it and the commitment."""
-        rules = self.engine(game)
+        rules = self.engine(game, len(seats), "seats" if admits(self.only, game, None) else "game")
         check_game_id(game_id)
         unknown = sorted(set(seats) - set(rules.seats))
         if unknown:

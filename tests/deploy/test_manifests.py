@@ -32,13 +32,14 @@ from services.projections.viewstore import open_view_store
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
 
-# The services `fallenctl serve` runs today. rules-worlds, rules-land (epic pool, HPA),
-# matchmaking and bots-worlds (bot worker pool, HPA) come later with their games
-# (deploy/README.md, "Not deployed yet").
+# The services `fallenctl serve` runs today. rules-worlds, matchmaking and bots-worlds (bot
+# worker pool, HPA) come later with their games (deploy/README.md, "Not deployed yet").
 FALLEN_SERVICES = (
     "dice",
     "deck",
     "rules-fallen",
+    "rules-land",
+    "rules-land-epic",
     "projections",
     "relay",
 )
@@ -54,11 +55,11 @@ WORKERS = {"projections-worker": ("fallenctl", "projections", "faust")}
 SERVE = ("fallenctl", "serve")  # the image ENTRYPOINT
 # HPAs present in every render (the stateless pools) and only in prod (the faust workers:
 # dev scales them to 0, base leaves replicas to the overlays).
-POOL_HPA = {"rules-fallen"}
+POOL_HPA = {"rules-fallen", "rules-land", "rules-land-epic"}
 PROD_ONLY_HPA = {"projections-worker"}
-PUBLISHED = {"rules-fallen"}
-NEEDS_DICE = {"deck", "rules-fallen"}
-NOT_YET = {"rules-worlds", "rules-land", "matchmaking", "bots-worlds"}
+PUBLISHED = {"rules-fallen", "rules-land", "rules-land-epic"}
+NEEDS_DICE = {"deck", "rules-fallen", "rules-land", "rules-land-epic"}
+NOT_YET = {"rules-worlds", "matchmaking", "bots-worlds"}
 GRPC_PORT = 50051
 METRICS_PORT = 9100
 SECRET_NAME = "fallen-secrets"

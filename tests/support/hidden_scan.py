@@ -37,6 +37,10 @@ def vocabulary(game: str, envs: list[Envelope]) -> set[str]:
         from services.rules.fallen.cards import catalog
 
         vocab |= set(catalog().cards)
+    if game == "land":
+        from services.rules.land.data import catalog as land_catalog
+
+        vocab |= {c for ids in land_catalog().decks.values() for c in ids}
     for env in envs:
         vocab |= {s for s, card in strings(env.data) if card and s}
     return vocab
@@ -131,10 +135,12 @@ def scan_game(
     engines: dict[str, GameRules],
 ) -> int:
     """Scan one finished game's views and feeds at every append boundary; return checks."""
-    readers: list[str | None] = [*engines[game].seats, None]
-    knowledge = Knowledge(vocabulary(game, envs), readers)
     stream = f"game-{game_id}"
     game_envs = [e for e in envs if e.stream == stream]
+    # the seats of this game (a game may use fewer than its engine's seats, e.g. land)
+    seated = list(game_envs[0].data.get("seats", {})) if game_envs else []
+    readers: list[str | None] = [*(seated or engines[game].seats), None]
+    knowledge = Knowledge(vocabulary(game, envs), readers)
     boundary = {
         e.version
         for i, e in enumerate(game_envs)

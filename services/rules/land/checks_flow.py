@@ -1,0 +1,144 @@
+"""Skill checks as tasks: one d10 per Character, then a priority window for every seat."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from services.rules.kernel.state import State
+from services.rules.land.checks import party_check, perk_bonus, tech_bonus
+from services.rules.land.data import card, economy, factions
+from services.rules.land.flow import Args, Ctx, answer, options, task
+from services.rules.land.party import skill_values
+from services.rules.land.state import party, players, town
+from services.rules.land.zones import turn_order
+
+
+@task("check")
+def _check(ctx: Ctx, a: Args) -> None:
+    """Start a party check: a {seat, skill, required, context, then} task."""
+    seat, skill = a["seat"], a["skill"]
+    values = skill_values(party(ctx.state, seat), skill)
+    perks = factions()[ctx.state.var(f"faction.{seat}")]["perks"]
+    bonus = tech_bonus(dict(town(ctx.state, seat).techs), skill, economy()["techs"])
+    bonus += perk_bonus(perks, skill, a.get("context", []))
+    chk = dict(a, values=values, bonus=bonus, faces=[])
+    if not values:
+        ctx.setv("check", chk)
+        ctx.push(("check_close", {}))
+        return
+    ctx.roll(["d10"] * len(values), f"{skill} check of {seat}", "check_rolled", chk=chk)
+
+
+@task("check_rolled")
+def _rolled(ctx: Ctx, a: Args) -> None:
+    chk = dict(a["chk"], faces=[int(f) for f in a["faces"]])
+    ctx.setv("check", chk)
+    seats = players(ctx.state)
+    others = [s for s in turn_order(seats, ctx.state.var("first")) if s != chk["seat"]]
+    ctx.setv("window", {"order": [chk["seat"], *others], "i": 0, "passes": 0})
+    ctx.push(("window", {}))
+
+
+@options("check_window")
+def _window_dynamic(state: State, data: Args) -> list[tuple[str, Args]]:
+    return _window_options(SimpleNamespace(state=state), data["who"])  # type: ignore[arg-type]
+
+
+def _window_options(ctx: Ctx, seat: str) -> list[tuple[str, Args]]:
+    chk = ctx.state.var("check")
+    mine = seat == chk["seat"]
+    timings = ("skill_check", "pvp") if chk.get("pvp") else ("skill_check",)
+    opts: list[tuple[str, Args]] = [("pass", {})]
+    for c in sorted(ctx.state.zone(f"hand.{seat}")):
+        data = card(c)
+        if data["timing"] not in timings:
+            continue
+        ((op, arg),) = data["effects"][0].items()
+        helps = op == "reroll" or (op == "successes" and int(arg["n"]) > 0)
+        if helps == mine:
+            opts.append(("play", {"card": c}))
+    return opts
+
+
+@task("window")
+def _window(ctx: Ctx, a: Args) -> None:
+    w = ctx.state.var("window")
+    if w["passes"] >= len(w["order"]):
+        ctx.push(("check_close", {}))
+        return
+    seat = w["order"][w["i"]]
+    opts = _window_options(ctx, seat)
+    if len(opts) == 1:  # nothing to play: an automatic pass
+        _advance(ctx, played=False)
+        ctx.push(("window", {}))
+        return
+    chk = ctx.state.var("check")
+    prompt = f"play on {chk['seat']}'s {chk['skill']} check or pass"
+    ctx.ask(seat, "check_window", "window_answer", prompt, who=seat)
+
+
+def _advance(ctx: Ctx, played: bool) -> None:
+    w = ctx.state.var("window")
+    w["passes"] = 0 if played else w["passes"] + 1
+    w["i"] = (w["i"] + 1) % len(w["order"])
+    ctx.setv("window", w)
+
+
+@answer("window_answer")
+def _window_answer(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
+    seat = data["who"]
+    if kind == "pass":
+        _advance(ctx, played=False)
+        ctx.push(("window", {}))
+        return
+    c = args["card"]
+    chk = ctx.state.var("check")
+    ctx.move(c, f"hand.{seat}", "discard.action")
+    ctx.note("action_played", seat=seat, card=c, target=chk["seat"], timing=card(c)["timing"])
+    _advance(ctx, played=True)
+    ((op, arg),) = card(c)["effects"][0].items()
+    if op == "successes":
+        chk["bonus"] = int(chk["bonus"]) + int(arg["n"])
+        ctx.setv("check", chk)
+        ctx.push(("window", {}))
+        return
+    n = int(arg)
+    ones = [v % 10 for v in chk["values"]]
+    hits = [f != 10 and (f == 1 or f <= o) for f, o in zip(chk["faces"], ones, strict=True)]
+    pick = [i for i, h in enumerate(hits) if (not h if op == "reroll" else h)][:n]
+    if not pick:
+        ctx.push(("window", {}))
+        return
+    ctx.roll(["d10"] * len(pick), f"reroll for {chk['seat']}", "rerolled", idx=pick)
+
+
+@task("rerolled")
+def _rerolled(ctx: Ctx, a: Args) -> None:
+    chk = ctx.state.var("check")
+    faces = list(chk["faces"])
+    for i, f in zip(a["idx"], a["faces"], strict=True):
+        faces[i] = int(f)
+    chk["faces"] = faces
+    ctx.setv("check", chk)
+    ctx.push(("window", {}))
+
+
+@task("check_close")
+def _close(ctx: Ctx, a: Args) -> None:
+    chk = ctx.state.var("check")
+    r = party_check(chk["values"], chk["faces"], int(chk["required"]), int(chk["bonus"]))
+    ctx.note(
+        "skill_checked",
+        seat=chk["seat"],
+        skill=chk["skill"],
+        required=r.required,
+        auto=r.auto,
+        rolls=chk["faces"],
+        bonus=r.bonus,
+        successes=r.successes,
+        passed=r.passed,
+    )
+    ctx.setv("check", None)
+    ctx.setv("window", None)
+    name, args = chk["then"]
+    ctx.push((name, dict(args, passed=r.passed, successes=r.successes)))

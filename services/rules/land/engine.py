@@ -1,0 +1,145 @@
+"""The Fallen Land engine: the kernel's decide/legality plus setup, views and the outcome."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from services.kernel.errors import InvalidArgument
+from services.rules.kernel.api import Command, Event, Setup
+from services.rules.kernel.engine import KernelRules
+from services.rules.kernel.state import State
+
+# Importing the rule modules registers their tasks, answers and option functions.
+from services.rules.land import (  # noqa: F401
+    checks_flow,
+    exploits,
+    finance,
+    npcm_flow,
+    play,
+    setup_flow,
+    turn,
+)
+from services.rules.land.data import catalog, economy
+from services.rules.land.flow import REGISTRY
+from services.rules.land.setup import is_epic, setup_numbers, validate_options
+from services.rules.land.state import SEATS, ZONES, players
+
+SCHEMAS: dict[str, dict[str, type]] = {
+    "roster": {"cards": list},
+    "assign": {"card": str, "to": str},
+    "discard": {"card": str},
+    "pass": {},
+    "buy": {"card": str, "from": str},
+    "take": {"deck": str},
+    "lose": {"resource": str},
+    "done": {},
+    "sell": {"card": str},
+    "sell_tech": {"tech": str},
+    "sell_defense": {},
+    "buy_tech": {"tech": str},
+    "upgrade_tech": {"tech": str},
+    "buy_defense": {},
+    "convert_defense": {},
+    "crown": {"card": str},
+    "equip": {"card": str, "crown": int},
+    "hire": {"card": str, "target": str},
+    "play": {"card": str, "target?": str},
+    "end": {},
+    "deed": {"deed": str, "deck?": str, "target?": str},
+    "move": {"x": int, "y": int},
+}
+
+
+class LandRules(KernelRules):
+    """Fallen Land (2-5 players) and the Epic game (6) as a pure engine on the kernel."""
+
+    game = "land"
+    seats = SEATS
+    registry = REGISTRY
+    schemas = SCHEMAS
+
+    def initial_events(self, game_id: str, setup: Setup) -> list[Event]:
+        """Return the events creating a game: counters, options, then setup until a decision."""
+        n = len(setup.seats)
+        if set(setup.seats) != set(SEATS[:n]) or not 2 <= n <= 6:
+            raise InvalidArgument("seats", "land is played by 2-6 seats named p1..pN")
+        try:
+            opts = validate_options(dict(setup.options))
+        except ValueError as exc:
+            field, _, msg = str(exc).partition(": ")
+            raise InvalidArgument(field, msg) from exc
+        catalog()
+        nums = setup_numbers(n, opts)
+        ctx = REGISTRY.ctx(State())
+        ctx.emit("game_created", {"game_id": game_id, "seats": dict(setup.seats), "options": opts})
+        ctx.setv("players", list(SEATS[:n]))
+        ctx.setv("options", opts)
+        ctx.setv("epic", is_epic(n))
+        ctx.setv(
+            "numbers",
+            {
+                "roster": nums.roster,
+                "characters": nums.characters,
+                "spoils": nums.spoils,
+                "action": nums.action,
+                "hand_limit": nums.hand_limit,
+            },
+        )
+        if nums.tech_stock is not None:
+            for t in economy()["techs"]:
+                ctx.add(f"bank.tech.{t}", nums.tech_stock, "Epic Bank")
+        if nums.defense_supply is not None:
+            ctx.add("bank.defense", nums.defense_supply, "Epic Bank")
+        for seat in SEATS[:n]:
+            ctx.add(f"salvage.{seat}", nums.salvage, "setup")
+            ctx.add(f"th.{seat}", nums.town_health, "setup")
+            ctx.add(f"prestige.{seat}", nums.prestige, "setup")
+        ctx.push(("setup", {}))
+        ctx.run()
+        return ctx.finish()
+
+    def view(self, state: State, seat: str | None) -> dict[str, Any]:
+        """Return what a seat (None: a spectator) may see: cards it may see, counts otherwise."""
+        zones: dict[str, Any] = {}
+        for name, cards in sorted(state.zones.items()):
+            seen = ZONES.seen_by(name)
+            if ZONES.public(name) or (seat is not None and seat in seen):
+                zones[name] = list(cards)
+            else:
+                zones[name] = {"count": len(cards)}
+        p = state.pending
+        pending = (
+            None if p is None else {"seat": p["seat"], "kind": p["kind"], "prompt": p["prompt"]}
+        )
+        view: dict[str, Any] = {
+            "players": players(state),
+            "phase": state.phase,
+            "zones": zones,
+            "counters": dict(state.counters),
+            "vars": {k: state.var(k) for k in state.vars},
+            "pending": pending,
+        }
+        if seat is not None:
+            view["legal"] = [[c.kind, dict(c.args)] for c in self.legal_commands(state, seat)]
+        return view
+
+    def outcome(self, state: State) -> dict[str, Any] | None:
+        """Return the winners and the victory kind once the game is over."""
+        if state.phase != "over":
+            return None
+        result = state.var("result") or {}
+        winners = result.get("winners", [])
+        return {
+            "winner": winners[0] if len(winners) == 1 else "",
+            "winners": winners,
+            "kind": result.get("kind", ""),
+            "scores": result.get("scores", {}),
+        }
+
+
+RULES = LandRules()
+
+
+def command(seat: str, kind: str, **args: Any) -> Command:
+    """Return a command (a helper for tests and bots)."""
+    return Command(seat, kind, args)

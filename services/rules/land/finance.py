@@ -1,0 +1,171 @@
+"""The Financial period (sell, purchase, hire) and timed Action card plays in Town Business."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from services.kernel.errors import RuleViolation
+from services.rules.kernel.state import State
+from services.rules.land.damage import can_carry
+from services.rules.land.data import card, economy
+from services.rules.land.economy import (
+    adjust,
+    buy_defense,
+    buy_tech,
+    convert_defense,
+    defense_price,
+    sell_defense,
+    sell_tech,
+    upgrade_tech,
+)
+from services.rules.land.flow import Args, Ctx, answer, options, sync_bank, sync_town, task
+from services.rules.land.party import CROWNS
+from services.rules.land.play import play_card, playable
+from services.rules.land.state import bank, players, town
+
+FACTS = {
+    "sell_tech": "tech_sold",
+    "buy_tech": "tech_bought",
+    "sell_defense": "defense_sold",
+    "buy_defense": "defense_bought",
+    "convert_defense": "defense_converted",
+}
+TIMED = {"sell": ("town_business", "any"), "purchase": ("town_business", "any")}
+
+
+def _finance_options(ctx: Ctx, seat: str, sub: str) -> list[tuple[str, Args]]:
+    t, b = town(ctx.state, seat), bank(ctx.state)
+    opts: list[tuple[str, Args]] = [("done", {})]
+    if sub == "sell":
+        opts += [("sell", {"card": c}) for c in sorted(ctx.state.zone(f"auction.{seat}"))]
+        opts += [("sell_tech", {"tech": x}) for x in sorted(t.techs)]
+        if t.defense:
+            opts.append(("sell_defense", {}))
+    elif sub == "purchase":
+        eco = economy()
+        for x in sorted(eco["techs"]):
+            stock_ok = b.techs is None or b.techs[x] > 0
+            if x not in t.techs and stock_ok and t.salvage >= int(eco["tech_price"]):
+                opts.append(("buy_tech", {"tech": x}))
+            if t.techs.get(x) == 1 and t.salvage >= int(eco["tech_upgrade_price"]):
+                opts.append(("upgrade_tech", {"tech": x}))
+        if t.defense < int(eco["defense_max"]) and (b.defense is None or b.defense > 0):
+            if t.salvage >= defense_price(t.defense):
+                opts.append(("buy_defense", {}))
+        if t.defense:
+            opts.append(("convert_defense", {}))
+        empty = [k for k in CROWNS if not ctx.state.zone(f"crown.{seat}.{k}")]
+        if empty:
+            opts += [("crown", {"card": c}) for c in sorted(ctx.state.zone(f"roster.{seat}"))]
+        for c in sorted(ctx.state.zone(f"auction.{seat}")):
+            data = card(c)
+            if "vehicle" in data["types"] or t.salvage < int(data.get("hire", 0)):
+                continue
+            for k in CROWNS:
+                ch = ctx.state.zone(f"crown.{seat}.{k}")
+                if ch and can_carry(ch[0], [*ctx.state.zone(f"gear.{seat}.{k}"), c]):
+                    opts.append(("equip", {"card": c, "crown": k}))
+    else:  # hire
+        for c in sorted(ctx.state.zone(f"hand.{seat}")):
+            npcm = card(c).get("npcm")
+            if npcm and t.salvage >= int(npcm["hire"]):
+                opts += [
+                    ("hire", {"card": c, "target": o}) for o in players(ctx.state) if o != seat
+                ]
+    opts += playable(ctx, seat, TIMED.get(sub, ()))
+    return opts
+
+
+@task("finance")
+def _finance(ctx: Ctx, a: Args) -> None:
+    seat, sub = a["seat"], a["sub"]
+    opts = _finance_options(ctx, seat, sub)
+    if len(opts) == 1:
+        return
+    ctx.ask(seat, sub, "financed", f"Financial period: {sub}", who=seat, sub=sub)
+
+
+def _dynamic(state: State, data: Args) -> list[tuple[str, Args]]:
+    return _finance_options(SimpleNamespace(state=state), data["who"], data["sub"])  # type: ignore[arg-type]
+
+
+for _kind in ("sell", "purchase", "hire"):
+    options(_kind)(_dynamic)
+
+
+@answer("financed")
+def _financed(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
+    seat, sub = data["who"], data["sub"]
+    if kind == "done":
+        return
+    ctx.push(("finance", {"seat": seat, "sub": sub}))  # card effects below run before it
+    t, b = town(ctx.state, seat), bank(ctx.state)
+    if kind == "sell":
+        price = int(card(args["card"])["value"])
+        ctx.move(args["card"], f"auction.{seat}", "discard.spoils")
+        sync_town(ctx, seat, adjust(t, salvage=price), "sold")
+        ctx.note("spoils_sold", seat=seat, card=args["card"], price=price)
+    elif kind in ("sell_tech", "buy_tech", "sell_defense", "buy_defense", "convert_defense"):
+        fn = {
+            "sell_tech": lambda: sell_tech(t, b, args["tech"]),
+            "buy_tech": lambda: buy_tech(t, b, args["tech"]),
+            "sell_defense": lambda: sell_defense(t, b),
+            "buy_defense": lambda: buy_defense(t, b),
+            "convert_defense": lambda: convert_defense(t, b),
+        }[kind]
+        try:
+            nt, nb = fn()
+        except RuleViolation:  # options are pre-checked; keep the game moving if not
+            nt, nb = t, b
+        sync_town(ctx, seat, nt, kind)
+        sync_bank(ctx, nb)
+        ctx.note(FACTS[kind], seat=seat, **args)
+    elif kind == "upgrade_tech":
+        sync_town(ctx, seat, upgrade_tech(t, args["tech"]), "upgraded")
+        ctx.note("tech_upgraded", seat=seat, **args)
+    elif kind == "crown":
+        k = next(k for k in CROWNS if not ctx.state.zone(f"crown.{seat}.{k}"))
+        ctx.move(args["card"], f"roster.{seat}", f"crown.{seat}.{k}")
+        ctx.note("character_crowned", seat=seat, crown=k, card=args["card"])
+    elif kind == "equip":
+        hire = int(card(args["card"]).get("hire", 0))
+        if hire:
+            sync_town(ctx, seat, adjust(t, salvage=-hire), "ally hired")
+        ctx.move(args["card"], f"auction.{seat}", f"gear.{seat}.{args['crown']}")
+    elif kind == "hire":
+        npcm = card(args["card"])["npcm"]
+        sync_town(ctx, seat, adjust(t, salvage=-int(npcm["hire"])), "NPCM hired")
+        ctx.move(args["card"], f"hand.{seat}", f"npcm.{seat}")
+        hired = ctx.state.var("npcms", [])
+        home = ctx.state.var(f"home.{seat}")
+        entry = {"card": args["card"], "hirer": seat, "target": args["target"], "at": home}
+        ctx.setv("npcms", [*hired, entry])
+        ctx.note("npcm_hired", seat=seat, card=args["card"], target=args["target"])
+    elif kind == "play":
+        play_card(ctx, seat, args["card"], args["target"])
+
+
+@task("timed_plays")
+def _timed(ctx: Ctx, a: Args) -> None:
+    seat = a["seat"]
+    opts = playable(ctx, seat, (a["timing"],))
+    if not opts:
+        return
+    prompt = f"play {a['timing']} cards"
+    ctx.ask(seat, "play_or_pass", "timed_played", prompt, info=a)
+
+
+@options("play_or_pass")
+def _timed_options(state: State, data: Args) -> list[tuple[str, Args]]:
+    info = data["info"]
+    ns = SimpleNamespace(state=state)
+    return [("pass", {}), *playable(ns, info["seat"], (info["timing"],))]  # type: ignore[arg-type]
+
+
+@answer("timed_played")
+def _timed_played(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
+    if kind == "pass":
+        return
+    info = data["info"]
+    ctx.push(("timed_plays", info))
+    play_card(ctx, info["seat"], args["card"], args["target"])

@@ -1,0 +1,59 @@
+"""Fallen Land's registry on the kernel, and helpers every rule module uses."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from services.rules.kernel.api import PUBLIC
+from services.rules.kernel.flow import Args, Ctx, Registry
+from services.rules.land.economy import Bank, Town
+from services.rules.land.state import ZONES, bank, town
+
+REGISTRY = Registry("land", ZONES)
+task, answer, options = REGISTRY.task, REGISTRY.answer, REGISTRY.options
+
+__all__ = ["REGISTRY", "Args", "Ctx", "answer", "options", "task"]
+
+
+def receive(ctx: Ctx, zone: str, cards: Sequence[str], deck: str, seat: str = "") -> None:
+    """Put drawn cards into a zone (seen by who may see it) and note the count publicly."""
+    if not cards:
+        return
+    seen = ZONES.seen_by(zone)
+    vis = PUBLIC if ZONES.public(zone) else (seen or ("nobody",))
+    new = (*ctx.state.zone(zone), *cards)
+    ctx.emit(
+        "zone_set", {"zone": zone, "cards": list(new)}, vis if vis != ("nobody",) else "nobody"
+    )
+    ctx.add(f"deck.{deck}", -len(cards), "drawn")
+    if vis != PUBLIC:
+        ctx.note("cards_dealt", seat=seat, deck=deck, count=len(cards))
+
+
+def sync_town(ctx: Ctx, seat: str, new: Town, reason: str) -> None:
+    """Emit the counter changes that turn a seat's town into `new`."""
+    old = town(ctx.state, seat)
+    ctx.add(f"salvage.{seat}", new.salvage - old.salvage, reason)
+    ctx.add(f"prestige.{seat}", new.prestige - old.prestige, reason)
+    ctx.add(f"th.{seat}", new.town_health - old.town_health, reason)
+    ctx.add(f"defense.{seat}", new.defense - old.defense, reason)
+    for t in set(old.techs) | set(new.techs):
+        ctx.add(f"tech.{seat}.{t}", new.techs.get(t, 0) - old.techs.get(t, 0), reason)
+    if set(old.resources) != set(new.resources):
+        owners = dict(ctx.state.var("resources", {}))
+        for r in old.resources:
+            if r not in new.resources and owners.get(r) == seat:
+                owners.pop(r)
+        for r in new.resources:
+            owners[r] = seat
+        ctx.setv("resources", owners)
+
+
+def sync_bank(ctx: Ctx, new: Bank) -> None:
+    """Emit the counter changes of the Bank's limited stock (Epic only)."""
+    old = bank(ctx.state)
+    if old.techs is not None and new.techs is not None:
+        for t, n in new.techs.items():
+            ctx.add(f"bank.tech.{t}", n - old.techs[t], "bank")
+    if old.defense is not None and new.defense is not None:
+        ctx.add("bank.defense", new.defense - old.defense, "bank")

@@ -1,0 +1,97 @@
+"""Setup numbers per player count (core and Epic) and the setup rolls."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from services.rules.land.data import economy
+
+OPTION_KEYS = ("short_game", "max_turns", "variant", "harsh_reality", "gods_hammer", "ronin")
+VARIANTS = ("standard",)
+
+
+@dataclass(frozen=True)
+class SetupNumbers:
+    """What each player is dealt and what the Bank holds, for one player count."""
+
+    players: int
+    characters: int
+    crowned: int
+    roster: int
+    spoils: int
+    action: int
+    salvage: int
+    hand_limit: int
+    tech_stock: int | None  # per Town Technology type for sale; None = unlimited
+    defense_supply: int | None  # Town Defense chips in the Bank; None = unlimited
+    town_health: int
+    prestige: int
+
+
+def is_epic(players: int) -> bool:
+    """Return whether a game of this many players is the Epic game."""
+    return players == 6
+
+
+def setup_numbers(players: int, options: Mapping[str, Any] | None = None) -> SetupNumbers:
+    """Return the setup numbers: 2-5 players per the core game, 6 per the Epic rules."""
+    if not 2 <= players <= 6:
+        raise ValueError(f"Fallen Land is played by 2-6 players here, not {players}")
+    eco = economy()
+    epic = is_epic(players)
+    row = eco["setup"]["epic" if epic else "standard"]
+    return SetupNumbers(
+        players=players,
+        characters=int(row["characters"]),
+        crowned=int(row["crowned"]),
+        roster=int(row["roster"]),
+        spoils=int(row["spoils"]),
+        action=int(row["action"]),
+        salvage=int(row["salvage"]),
+        hand_limit=int(row["hand_limit"]),
+        tech_stock=players - 1 if epic else None,
+        defense_supply=int(eco["epic_defense_supply"]) if epic else None,
+        town_health=int(eco["start_town_health"]),
+        prestige=int(eco["start_prestige"]),
+    )
+
+
+def validate_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    """Return the options with defaults, raising ValueError naming a bad key."""
+    for key in options:
+        if key not in OPTION_KEYS:
+            raise ValueError(f"options.{key[:32]}: unknown option")
+    out = {"short_game": False, "max_turns": None, "variant": "standard"}
+    out.update(options)
+    if not isinstance(out["short_game"], bool):
+        raise ValueError("options.short_game: must be true or false")
+    mt = out["max_turns"]
+    if mt is not None and (not isinstance(mt, int) or isinstance(mt, bool) or mt < 1):
+        raise ValueError("options.max_turns: must be a positive integer or null")
+    if out["variant"] not in VARIANTS:
+        raise ValueError("options.variant: only 'standard' is available")
+    for key in ("harsh_reality", "gods_hammer", "ronin"):
+        if out.get(key):
+            raise ValueError(f"options.{key}: not available yet")
+    return out
+
+
+def accept_unique(taken: Sequence[int], roll: int) -> bool:
+    """Return whether a roll is kept (a duplicate of an earlier one is re-rolled)."""
+    return roll not in taken
+
+
+def first_player(rolls: Mapping[str, int]) -> str | None:
+    """Return the seat with the lowest d10, or None when the lowest is tied (they re-roll)."""
+    low = min(rolls.values())
+    tied = [s for s, r in rolls.items() if r == low]
+    return tied[0] if len(tied) == 1 else None
+
+
+def reroll_seats(rolls: Mapping[str, int]) -> list[str]:
+    """Return the seats that re-roll for first player: those tied on the lowest roll."""
+    low = min(rolls.values())
+    tied = [s for s, r in rolls.items() if r == low]
+    return tied if len(tied) > 1 else []

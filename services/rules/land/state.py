@@ -1,0 +1,81 @@
+"""Fallen Land seats and zones over the kernel state, and readers of a town, a party, the Bank."""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+from typing import Any
+
+from services.rules.kernel.state import State
+from services.rules.kernel.zones import ZoneRules
+from services.rules.land.damage import Member
+from services.rules.land.data import DAMAGE_TYPES, economy
+from services.rules.land.economy import Bank, Town
+from services.rules.land.party import CROWNS, Party
+from services.rules.land.zones import seen_by
+
+SEATS = ("p1", "p2", "p3", "p4", "p5", "p6")
+ZONES = ZoneRules(SEATS, lambda zone: seen_by(zone, SEATS))
+DECK_NAMES = (
+    "characters",
+    "spoils",
+    "action",
+    "encounter_plains",
+    "encounter_mountain",
+    "encounter_city_rad",
+    "missions",
+)
+
+
+def players(state: State) -> list[str]:
+    """Return the seats in this game (p1..pN)."""
+    return list(state.var("players", []))
+
+
+def town(state: State, seat: str) -> Town:
+    """Return a seat's town read from the counters and vars."""
+    techs = {t: state.count(f"tech.{seat}.{t}") for t in economy()["techs"]}
+    owners = state.var("resources", {})
+    owned = tuple(r for r, owner in owners.items() if owner == seat)
+    return Town(
+        salvage=state.count(f"salvage.{seat}"),
+        prestige=state.count(f"prestige.{seat}"),
+        town_health=state.count(f"th.{seat}"),
+        techs=MappingProxyType({t: n for t, n in techs.items() if n}),
+        defense=state.count(f"defense.{seat}"),
+        resources=tuple(sorted(owned)),
+    )
+
+
+def bank(state: State) -> Bank:
+    """Return the Bank (limited only in the Epic game)."""
+    if not state.var("epic"):
+        return Bank(None, None)
+    techs = {t: state.count(f"bank.tech.{t}") for t in economy()["techs"]}
+    return Bank(MappingProxyType(techs), state.count("bank.defense"))
+
+
+def member(state: State, seat: str, crown: int) -> Member | None:
+    """Return the Character on a crown with its gear and damage, or None."""
+    cards = state.zone(f"crown.{seat}.{crown}")
+    if not cards:
+        return None
+    damage = {t: state.count(f"dmg.{seat}.{crown}.{t}") for t in DAMAGE_TYPES}
+    return Member(cards[0], state.zone(f"gear.{seat}.{crown}"), MappingProxyType(damage))
+
+
+def party(state: State, seat: str) -> Party:
+    """Return a seat's party (crowned Characters and the vehicle)."""
+    crowns = {k: m for k in CROWNS if (m := member(state, seat, k)) is not None}
+    vehicle = state.zone(f"vehicle.{seat}")
+    return Party(MappingProxyType(crowns), vehicle[0] if vehicle else None)
+
+
+def pos(state: State, seat: str) -> tuple[int, int]:
+    """Return the hex of a seat's party."""
+    x, y = state.var(f"pos.{seat}")
+    return (int(x), int(y))
+
+
+def game_options(state: State) -> dict[str, Any]:
+    """Return the game's options."""
+    return dict(state.var("options", {}))

@@ -1,0 +1,238 @@
+"""The order of play as tasks: phases and sub-phases, Town Business, end of turn, victory."""
+
+from __future__ import annotations
+
+from services.rules.kernel.state import State
+from services.rules.land.business import deal_counts, income, over_hand_limit
+from services.rules.land.data import card, economy, factions
+from services.rules.land.deeds import Weeks, new_turn
+from services.rules.land.economy import adjust, lose_resource, production
+from services.rules.land.flow import Args, Ctx, answer, options, sync_town, task
+from services.rules.land.hexmap import game_map
+from services.rules.land.setup_flow import apply_simple
+from services.rules.land.state import game_options, players, town
+from services.rules.land.town_events import roll_town_event
+from services.rules.land.victory import Standing, check_end_of_phase
+from services.rules.land.zones import ends_phase, next_step, turn_order
+
+
+def order(ctx: Ctx) -> list[str]:
+    """Return this turn's seats in play order."""
+    return turn_order(players(ctx.state), ctx.state.var("first"))
+
+
+@task("turn_start")
+def _turn_start(ctx: Ctx, a: Args) -> None:
+    ctx.note("turn_started", turn=ctx.state.count("turn"), first=ctx.state.var("first"))
+    for seat in players(ctx.state):
+        w = new_turn(Weeks(0, ctx.state.count(f"deficit.{seat}")))
+        ctx.set_to(f"weeks.{seat}", w.left, "new turn")
+        ctx.set_to(f"deficit.{seat}", w.deficit, "new turn")
+    ctx.push(("step", {"phase": "effects", "sub": "resolve"}))
+
+
+@task("step")
+def _step(ctx: Ctx, a: Args) -> None:
+    phase, sub = a["phase"], a["sub"]
+    ctx.setv("step", [phase, sub])
+    ctx.note("phase_started", turn=ctx.state.count("turn"), phase=phase, subphase=sub)
+    per_seat = {
+        "resolve": "timed_plays",
+        "deal": "deal",
+        "production": "produce",
+        "auction_house": "auction",
+        "town_events": "town_event",
+        "sell": "finance",
+        "purchase": "finance",
+        "hire": "finance",
+        "parties": "exploits",
+        "npcms": None,
+        "turn_marker": None,
+    }[sub]
+    tasks: list[tuple[str, Args]] = []
+    if sub == "npcms":
+        tasks.append(("npcms_act", {}))
+    elif per_seat is not None:
+        timing = {"resolve": "effects"}.get(sub, "")
+        tasks += [(per_seat, {"seat": s, "sub": sub, "timing": timing}) for s in order(ctx)]
+    tasks.append(("after_step", {"phase": phase, "sub": sub}))
+    ctx.push(*tasks)
+
+
+@task("after_step")
+def _after_step(ctx: Ctx, a: Args) -> None:
+    phase, sub = a["phase"], a["sub"]
+    last_of_turn = phase == "end_turn"
+    if sub == "turn_marker":
+        seats = players(ctx.state)
+        first = ctx.state.var("first")
+        ctx.setv("first", seats[(seats.index(first) + 1) % len(seats)])
+    if ends_phase(phase, sub) and victory(ctx, last_of_turn):
+        return
+    nphase, nsub, new = next_step(phase, sub)
+    if new:
+        ctx.add("turn", 1, "turn marker")
+        ctx.push(("turn_start", {}))
+    else:
+        ctx.push(("step", {"phase": nphase, "sub": nsub}))
+
+
+def standings(ctx: Ctx) -> dict[str, Standing]:
+    """Return each seat's victory tracks and resources."""
+    out = {}
+    for s in players(ctx.state):
+        t = town(ctx.state, s)
+        out[s] = Standing(t.prestige, t.town_health, len(t.resources))
+    return out
+
+
+def victory(ctx: Ctx, last_phase: bool) -> bool:
+    """Check victory at the end of a phase; end the game and return True when won."""
+    st = standings(ctx)
+    turn = ctx.state.count("turn")
+    v = check_end_of_phase(st, game_options(ctx.state), turn, last_phase)
+    if v is None:
+        return False
+    scores = {
+        s: {"prestige": x.prestige, "town_health": x.town_health, "resources": x.resources}
+        for s, x in st.items()
+    }
+    ctx.setv("result", {"winners": list(v.winners), "kind": v.kind, "scores": scores})
+    ctx.emit("game_won", {"winners": list(v.winners), "kind": v.kind, "scores": scores})
+    ctx.emit("game_over", {"winner": ",".join(v.winners), "reason": v.kind})
+    return True
+
+
+@task("deal")
+def _deal(ctx: Ctx, a: Args) -> None:
+    seat = a["seat"]
+    n = deal_counts(town(ctx.state, seat).techs)
+    ctx.push(
+        ("draw", {"seat": seat, "deck": "action", "n": n["action"], "zone": f"hand.{seat}"}),
+        ("draw", {"seat": seat, "deck": "spoils", "n": n["spoils"], "zone": f"auction.{seat}"}),
+        ("settle_auction_events", {"seat": seat}),
+        ("hand_limit", {"seat": seat}),
+    )
+
+
+@task("settle_auction_events")
+def _settle(ctx: Ctx, a: Args) -> None:
+    seat = a["seat"]
+    for c in ctx.state.zone(f"auction.{seat}"):
+        if "event" in card(c)["types"]:
+            apply_simple(ctx, seat, card(c)["effects"], "event")
+            ctx.move(c, f"auction.{seat}", "discard.spoils")
+
+
+@task("hand_limit")
+def _hand_limit(ctx: Ctx, a: Args) -> None:
+    seat = a["seat"]
+    hand = ctx.state.zone(f"hand.{seat}")
+    if over_hand_limit(len(hand), int(ctx.state.var("numbers")["hand_limit"])) == 0:
+        return
+    ctx.ask(seat, "discard", "discarded", "discard down to the hand limit", who=seat)
+
+
+@options("discard")
+def _discard_options(state: State, data: Args) -> list[tuple[str, Args]]:
+    return [("discard", {"card": c}) for c in sorted(state.zone(f"hand.{data['who']}"))]
+
+
+@answer("discarded")
+def _discarded(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
+    seat = data["who"]
+    ctx.move(args["card"], f"hand.{seat}", "discard.action")
+    ctx.push(("hand_limit", {"seat": seat}))
+
+
+@task("produce")
+def _produce(ctx: Ctx, a: Args) -> None:
+    seat = a["seat"]
+    m = game_map()
+    t = town(ctx.state, seat)
+    perks = factions()[ctx.state.var(f"faction.{seat}")]["perks"]
+    gain = income(perks)
+    draws: list[str] = []
+    th = 0
+    for r in t.resources:
+        deltas, d = production(dict(m.resources[r].yields))
+        gain += deltas.get("salvage", 0)
+        th += deltas.get("town_health", 0)
+        draws += d
+        ctx.note("resource_produced", seat=seat, resource=r, yields=dict(m.resources[r].yields))
+    sync_town(ctx, seat, adjust(t, salvage=gain, town_health=th), "production")
+    for deck in draws:
+        zone = f"hand.{seat}" if deck == "action" else f"auction.{seat}"
+        ctx.push(("draw", {"seat": seat, "deck": deck, "n": 1, "zone": zone}))
+
+
+@task("auction")
+def _auction(ctx: Ctx, a: Args) -> None:
+    seat = a["seat"]
+    money = ctx.state.count(f"salvage.{seat}")
+    opts: list[tuple[str, Args]] = [("pass", {})]
+    for other in players(ctx.state):
+        if other == seat:
+            continue
+        for c in ctx.state.zone(f"auction.{other}"):
+            if int(card(c)["value"]) <= money:
+                opts.append(("buy", {"card": c, "from": other}))
+    if len(opts) == 1:
+        return
+    ctx.ask(
+        seat, "auction_house", "auction_done", "buy one card from an Auction House", opts, who=seat
+    )
+
+
+@answer("auction_done")
+def _auction_done(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
+    if kind == "pass":
+        return
+    seat, seller, c = data["who"], args["from"], args["card"]
+    price = int(card(c)["value"])
+    sync_town(ctx, seat, adjust(town(ctx.state, seat), salvage=-price), "auction house")
+    sync_town(ctx, seller, adjust(town(ctx.state, seller), salvage=price), "auction house")
+    ctx.move(c, f"auction.{seller}", f"auction.{seat}")
+    ctx.note("auction_bought", buyer=seat, seller=seller, card=c, price=price)
+
+
+@task("town_event")
+def _town_event(ctx: Ctx, a: Args) -> None:
+    ctx.roll(["d10"], f"town events {a['seat']}", "town_event_rolled", seat=a["seat"])
+
+
+@task("town_event_rolled")
+def _town_event_rolled(ctx: Ctx, a: Args) -> None:
+    seat, roll = a["seat"], int(a["faces"][0])
+    ev = roll_town_event(town(ctx.state, seat), roll)
+    ctx.note("town_event_rolled", seat=seat, roll=roll)
+    sync_town(ctx, seat, ev.town, f"town events {roll}")
+    if ev.choose_card:
+        opts = [("take", {"deck": d}) for d in ev.choose_card if ctx.state.count(f"deck.{d}")]
+        if opts:
+            ctx.ask(seat, "town_event_card", "event_card", "take a card", opts, who=seat)
+    elif ev.lose_resource:
+        opts = [("lose", {"resource": r}) for r in ev.town.resources]
+        ctx.ask(seat, "lose_resource", "event_resource", "lose a resource", opts, who=seat)
+
+
+@answer("event_card")
+def _event_card(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
+    seat, deck = data["who"], args["deck"]
+    zone = {"action": f"hand.{seat}", "spoils": f"auction.{seat}"}.get(deck, f"roster.{seat}")
+    ctx.push(
+        ("draw", {"seat": seat, "deck": deck, "n": 1, "zone": zone}),
+        ("settle_auction_events", {"seat": seat}),
+    )
+
+
+@answer("event_resource")
+def _event_resource(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
+    seat = data["who"]
+    sync_town(ctx, seat, lose_resource(town(ctx.state, seat), args["resource"]), "town events")
+    ctx.note("resource_lost", seat=seat, resource=args["resource"])
+
+
+def weeks_per_turn() -> int:
+    """Return the weeks a party has each turn."""
+    return int(economy()["weeks_per_turn"])

@@ -1,0 +1,68 @@
+"""Victory: thresholds checked at the end of a phase, the tie-break and the turn limit."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from services.rules.land.data import economy
+
+
+@dataclass(frozen=True)
+class Standing:
+    """A player's victory tracks and resources owned."""
+
+    prestige: int
+    town_health: int
+    resources: int
+
+
+@dataclass(frozen=True)
+class Victory:
+    """Who won (one seat, or several sharing a win) and how."""
+
+    winners: tuple[str, ...]
+    kind: str
+
+
+def thresholds(options: Mapping[str, Any]) -> tuple[int, int]:
+    """Return (prestige, town_health) needed to win: 20/80, or 10/50 in the short game."""
+    v = economy()["short_victory" if options.get("short_game") else "victory"]
+    return int(v["prestige"]), int(v["town_health"])
+
+
+def score(s: Standing) -> int:
+    """Return the tie-break score: 1 Prestige counts as 4 Town Health."""
+    return int(economy()["tiebreak_prestige_weight"]) * s.prestige + s.town_health
+
+
+def tiebreak(standings: Mapping[str, Standing]) -> tuple[str, ...]:
+    """Return the seats best by score, then by resources (several = a shared win)."""
+    best = max((score(s), s.resources) for s in standings.values())
+    return tuple(seat for seat, s in standings.items() if (score(s), s.resources) == best)
+
+
+def check_end_of_phase(
+    standings: Mapping[str, Standing], options: Mapping[str, Any], turn: int, last_phase: bool
+) -> Victory | None:
+    """Return the victory reached at the end of a phase, or None."""
+    need_p, need_th = thresholds(options)
+    reached = {
+        seat: s for seat, s in standings.items() if s.prestige >= need_p or s.town_health >= need_th
+    }
+    if len(reached) == 1:
+        ((seat, s),) = reached.items()
+        return Victory((seat,), "prestige" if s.prestige >= need_p else "town_health")
+    if reached:
+        return Victory(tiebreak(reached), "tiebreak")
+    limit = options.get("max_turns")
+    if limit is not None and last_phase and turn >= int(limit):
+        return Victory(tiebreak(standings), "turn_limit")
+    return None
+
+
+def clamp_track(track: str, value: int) -> int:
+    """Return a track value kept within 0..20 Prestige or 0..80 Town Health."""
+    top = int(economy()["victory"][track])
+    return max(0, min(top, value))

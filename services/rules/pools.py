@@ -1,0 +1,49 @@
+"""Rules pools: which games (and seat counts) each `fallenctl serve rules-*` pool serves."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+SeatRange = tuple[int, int]
+PoolSpec = Mapping[str, SeatRange | None]
+
+# pool -> {game: seat-count range or None for any}; "rules" (None) serves every game.
+# Fallen Land's 6-seat Epic games are long and heavy: they get their own pool, scaled on
+# its own, while 2-5 seat games run on rules-land (docs/games/land.md, "Pools").
+POOLS: dict[str, PoolSpec | None] = {
+    "rules": None,
+    "rules-fallen": {"fallen": None},
+    "rules-land": {"land": (2, 5)},
+    "rules-land-epic": {"land": (6, 6)},
+}
+
+
+def admits(spec: PoolSpec | None, game: str, seat_count: int | None) -> bool:
+    """Return whether a pool serves a game of this kind and seat count (None = not known yet)."""
+    if spec is None:
+        return True
+    if game not in spec:
+        return False
+    seats = spec[game]
+    return seats is None or seat_count is None or seats[0] <= seat_count <= seats[1]
+
+
+def pool_for(game: str, seat_count: int) -> str:
+    """Return the dedicated pool of a game kind and seat count, or "rules" (serves all)."""
+    for name, spec in POOLS.items():
+        if spec is not None and game in spec and admits(spec, game, seat_count):
+            return name
+    return "rules"
+
+
+def describe(spec: PoolSpec) -> str:
+    """Return a short text of what a pool serves, e.g. "land with 2-5 seats"."""
+    parts = []
+    for game, seats in sorted(spec.items()):
+        if seats is None:
+            parts.append(game)
+        elif seats[0] == seats[1]:
+            parts.append(f"{game} with {seats[0]} seats")
+        else:
+            parts.append(f"{game} with {seats[0]}-{seats[1]} seats")
+    return ", ".join(parts)
