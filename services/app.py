@@ -71,10 +71,15 @@ async def serve(
     dice_addr: str | None = None,
     background: list[Callable[[], Coroutine[Any, Any, None]]] | None = None,
     extra_games: dict[str, GameRules] | None = None,
+    echo: bool = False,
 ) -> Backend:
-    """Start serving one service (or all) on address; return the running backend."""
+    """Start serving one service (or all) on address; return the running backend.
+
+    echo adds the unauthenticated EchoService, the benchmark's raw-gRPC baseline; only
+    ``fallenctl bench`` asks for it, so a served backend never exposes it.
+    """
     channels: list[grpc.aio.Channel] = []
-    mounts: list[Mount] = [echo_mount()]
+    mounts: list[Mount] = [echo_mount()] if echo else []
     if service == ALL:
         dice = DiceEngine(store)
         runner = GameRunner(store, dice, extra_games)

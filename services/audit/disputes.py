@@ -8,6 +8,7 @@ stream of the game like any other: hash-chained and part of the audit log.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -15,16 +16,16 @@ from typing import Any
 
 from services.audit.logfile import store_records
 from services.audit.verify import verify_game
+from services.kernel.canonical import canonical_json
 from services.kernel.envelope import PUBLIC, NewEvent
 from services.kernel.errors import InvalidArgument, RuleViolation, VersionConflict
 from services.kernel.games import check_game_id, game_ended
-from services.kernel.store.base import EventStore
+from services.kernel.store.base import CommandKey, EventStore, validate_command
 from services.rules.common.api import GameRules
 
 DISPUTE_OPENED = "DisputeOpened"
 DISPUTE_RESOLVED = "DisputeResolved"
 MAX_REASON = 1000
-MAX_COMMAND_ID = 128
 RETRIES = 10
 
 
@@ -52,13 +53,30 @@ def not_finished(game_id: str) -> RuleViolation:
     )
 
 
-async def _find(store: EventStore, game_id: str, dispute_id: str) -> Ruling | None:
-    """Return the recorded ruling of a dispute id, or None."""
+async def _find(
+    store: EventStore, game_id: str, dispute_id: str, seat: str, player: str
+) -> Ruling | None:
+    """Return the ruling of the dispute this player and seat opened with dispute_id, or None."""
+    opened: set[str] = set()
     for env in await store.read(dispute_stream(game_id)):
-        if env.type == DISPUTE_RESOLVED and env.data.get("dispute_id") == dispute_id:
+        if env.type == DISPUTE_OPENED and (
+            env.data.get("dispute_id"),
+            env.data.get("seat"),
+            env.data.get("player"),
+        ) == (dispute_id, seat, player):
+            opened.add(env.event_id)
+        if env.type == DISPUTE_RESOLVED and env.causation_id in opened:
             findings = dict(env.data.get("findings", {}))
             return Ruling(dispute_id, bool(env.data.get("verified")), findings, env.version, True)
     return None
+
+
+def dispute_key(seat: str, player: str, reason: str, command_id: str) -> CommandKey | None:
+    """Return the dedupe key of a dispute: scoped to the player and seat, digest of reason."""
+    if not command_id:
+        return None
+    digest = hashlib.sha256(canonical_json({"reason": reason}).encode()).hexdigest()
+    return CommandKey(command_id, sender=f"{player}/{seat}", digest=digest)
 
 
 async def open_dispute(
@@ -74,13 +92,15 @@ async def open_dispute(
     check_game_id(game_id)
     if len(reason) > MAX_REASON:
         raise InvalidArgument("reason", f"at most {MAX_REASON} characters")
-    if len(command_id) > MAX_COMMAND_ID:
-        raise InvalidArgument("command_id", f"at most {MAX_COMMAND_ID} characters")
+    key = dispute_key(seat, player, reason, command_id)
+    validate_command(key)
+    if key and await store.command_result(dispute_stream(game_id), key):
+        prior = await _find(store, game_id, command_id, seat, player)
+        assert prior is not None, "a recorded dispute must be in its stream"
+        return prior
     if not await game_ended(store, game_id):
         raise not_finished(game_id)
     dispute_id = command_id or uuid.uuid4().hex
-    if command_id and (prior := await _find(store, game_id, dispute_id)) is not None:
-        return prior
     records = await store_records(store, game_id)
     report = (await asyncio.to_thread(verify_game, game_id, records, rules_of)).to_dict()
     opened = NewEvent(
@@ -98,11 +118,11 @@ async def open_dispute(
     for _ in range(RETRIES):
         version = await store.version(stream)
         try:
-            res = await store.append(stream, version, [opened, resolved], command_id or None)
+            res = await store.append(stream, version, [opened, resolved], key)
         except VersionConflict:
             continue
         if res.deduplicated:
-            prior = await _find(store, game_id, dispute_id)
+            prior = await _find(store, game_id, dispute_id, seat, player)
             assert prior is not None, "a deduplicated dispute must be in its stream"
             return prior
         return Ruling(dispute_id, bool(report["verified"]), report, res.version)

@@ -121,7 +121,9 @@ async def _bench_dice(rolls: int, concurrency: int) -> dict[str, Any]:
     from services.kernel.store.sqlite import SqliteEventStore
 
     with tempfile.TemporaryDirectory() as tmp:
-        backend = await serve(SqliteEventStore(os.path.join(tmp, "bench.db")), "127.0.0.1:0")
+        backend = await serve(
+            SqliteEventStore(os.path.join(tmp, "bench.db")), "127.0.0.1:0", echo=True
+        )
         channel = grpc.aio.insecure_channel(f"127.0.0.1:{backend.port}")
         md = (("authorization", f"Bearer {issue_token('service:bench', service=True)}"),)
         dice = dice_pb2_grpc.DiceServiceStub(channel)

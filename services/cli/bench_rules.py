@@ -53,7 +53,7 @@ async def _through_grpc(game: str, games: int) -> dict[str, Any]:
 
     seats = {seat: f"p-{seat}" for seat in load(game).seats}
     with tempfile.TemporaryDirectory() as tmp:
-        backend = await serve(SqliteEventStore(os.path.join(tmp, "b.db")), "127.0.0.1:0")
+        backend = await serve(SqliteEventStore(os.path.join(tmp, "b.db")), "127.0.0.1:0", echo=True)
         try:
             async with grpc.aio.insecure_channel(f"127.0.0.1:{backend.port}") as ch:
                 stub = rules_pb2_grpc.RulesServiceStub(ch)

@@ -12,7 +12,7 @@ from typing import Annotated, Any
 
 import typer
 
-from services.cli import bench_rules  # noqa: F401  (registers `bench rules`)
+from services.cli import bench_memory, bench_rules  # noqa: F401  (register `bench ...`)
 from services.cli.bench import bench_app
 from services.cli.play import play, view
 from services.projections import bench as _pbench  # noqa: F401  (bench projections, replay)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
@@ -9,14 +10,14 @@ from typing import TypeVar
 from services.deck import zones
 from services.deck.zones import Shuffle, Zones
 from services.dice.port import DicePort
-from services.kernel.envelope import NewEvent
-from services.kernel.errors import InvalidArgument, NotFound, VersionConflict
+from services.kernel.canonical import canonical_json
+from services.kernel.envelope import Envelope, NewEvent
+from services.kernel.errors import NotFound, VersionConflict
 from services.kernel.games import check_game_id, game_info
-from services.kernel.store.base import AppendResult, EventStore
+from services.kernel.store.base import AppendResult, CommandKey, EventStore, validate_command
 
 RETRIES = 10
 T = TypeVar("T")
-MAX_COMMAND_ID = 128
 
 
 def deck_stream(game_id: str) -> str:
@@ -69,6 +70,24 @@ class CardsResult:
     nonce: int | None = None
 
 
+def draw_key(zone: str, seat: str, count: int, command_id: str) -> CommandKey | None:
+    """Return the dedupe key of a draw: scoped to the seat, digest of zone and count."""
+    if not command_id:
+        return None
+    content = canonical_json({"zone": zone, "seat": seat, "count": count})
+    return CommandKey(
+        command_id, sender=f"draw/{seat}", digest=hashlib.sha256(content.encode()).hexdigest()
+    )
+
+
+def _prior(envelopes: list[Envelope], key: CommandKey) -> Outcome:
+    """Return the outcome of the seat's earlier draw with the key's command id."""
+    seat = key.sender.removeprefix("draw/")
+    prior = zones.find_draw(envelopes, key.command_id, seat)
+    assert prior is not None, "a recorded command must be in the stream"
+    return Outcome(zones.fold(envelopes), prior[1], prior=prior)
+
+
 class DeckEngine:
     """Decks, piles and hands of every game, kept in per-game deck streams."""
 
@@ -91,7 +110,7 @@ class DeckEngine:
         return self._seats[game_id]
 
     async def _execute(
-        self, game_id: str, plan: Callable[[Zones], Plan], command_id: str = ""
+        self, game_id: str, plan: Callable[[Zones], Plan], key: CommandKey | None = None
     ) -> Outcome:
         """Decide against the latest state and append; retry on a version conflict.
 
@@ -102,9 +121,9 @@ class DeckEngine:
         drawn: Shuffle | None = None
         conflict: VersionConflict | None = None
         for _ in range(self.retries):
+            if key and await self.store.command_result(stream, key):
+                return _prior(await self.store.read(stream), key)
             envelopes = await self.store.read(stream)
-            if command_id and (prior := zones.find_draw(envelopes, command_id)) is not None:
-                return Outcome(zones.fold(envelopes), prior[1], prior=prior)
             state = zones.fold(envelopes)
             decided = _unknown_game_guard(game_id, state, plan)
             events = list(decided.events)
@@ -119,17 +138,12 @@ class DeckEngine:
                     chance = drawn
                     events = zones.with_shuffle(state, events, zone, chance)
             try:
-                res: AppendResult = await self.store.append(
-                    stream, state.version, events, command_id or None
-                )
+                res: AppendResult = await self.store.append(stream, state.version, events, key)
             except VersionConflict as exc:
                 conflict = exc
                 continue
-            if res.deduplicated:  # a concurrent retry of the same command won
-                envelopes = await self.store.read(stream)
-                prior = zones.find_draw(envelopes, command_id)
-                assert prior is not None, "a deduplicated command must be in the stream"
-                return Outcome(zones.fold(envelopes), prior[1], prior=prior)
+            if res.deduplicated and key:  # a concurrent retry of the same command won
+                return _prior(await self.store.read(stream), key)
             return Outcome(zones.apply_new(state, events), res.version, tuple(events), chance)
         assert conflict is not None
         raise conflict
@@ -172,13 +186,13 @@ class DeckEngine:
         """Move the top count cards of a deck to the seat's hand (a retried command_id
         returns the first result)."""
         check_game_id(game_id)
-        if len(command_id) > MAX_COMMAND_ID:
-            raise InvalidArgument("command_id", f"at most {MAX_COMMAND_ID} characters")
+        key = draw_key(zone, seat, count, command_id)
+        validate_command(key)
 
         def plan(state: Zones) -> Plan:
             return Plan(zones.draw(state, zone, seat, count, command_id))
 
-        out = await self._execute(game_id, plan, command_id)
+        out = await self._execute(game_id, plan, key)
         if out.prior is not None:
             return CardsResult(out.prior[0], out.prior[1])
         return CardsResult(_moved_cards(out.events, zones.CARDS_DRAWN), out.version)

@@ -170,14 +170,17 @@ def apply_new(state: Zones, events: Iterable[NewEvent]) -> Zones:
     return state
 
 
-def find_draw(envelopes: Iterable[Envelope], command_id: str) -> tuple[tuple[str, ...], int] | None:
-    """Return (cards, version after the command) of an earlier draw with command_id, or None."""
+def find_draw(
+    envelopes: Iterable[Envelope], command_id: str, seat: str | None = None
+) -> tuple[tuple[str, ...], int] | None:
+    """Return (cards, version after the command) of the seat's earlier draw with command_id."""
     cards: tuple[str, ...] | None = None
     version = 0
     for env in envelopes:
         if (
             env.type in (CARDS_DRAWN, CARDS_DRAWN_NOTICED)
             and env.data.get("command_id") == command_id
+            and (seat is None or env.data.get("seat") == seat)
         ):
             version = env.version
             if env.type == CARDS_DRAWN:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import yaml
 
-from services.kernel.errors import InvalidArgument
+from services.kernel.errors import InvalidArgument, quote
 
 KINDS_FILE = Path(__file__).with_name("kinds.yaml")
 
@@ -31,7 +31,7 @@ class Catalog:
         if kind in self.composites:
             return self.composites[kind]
         raise InvalidArgument(
-            "dice", f"unknown dice kind {kind!r}; known: {', '.join(self.names())}"
+            "dice", f"unknown dice kind {quote(kind)}; known: {', '.join(self.names())}"
         )
 
 
@@ -49,4 +49,4 @@ def read_composite(kind: str, part_faces: list[str]) -> str:
     if kind == "2d10":
         value = int(part_faces[0]) + int(part_faces[1])
         return str(value or 100)
-    raise InvalidArgument("dice", f"no reading rule for {kind!r}")
+    raise InvalidArgument("dice", f"no reading rule for {quote(kind)}")

@@ -8,11 +8,28 @@ from fallen.dice.v1 import dice_pb2, dice_pb2_grpc
 from services.dice.engine import DiceEngine
 from services.dice.kinds import catalog
 from services.kernel.auth import Principal
-from services.kernel.games import authorize_seat, check_game_id
+from services.kernel.errors import InvalidArgument, quote
+from services.kernel.games import authorize_seat, check_game_id, game_info
 from services.kernel.grpcx.rpc import rpc
 from services.kernel.grpcx.server import Mount
+from services.kernel.store.base import EventStore
 
 SERVICE_NAME = dice_pb2.DESCRIPTOR.services_by_name["DiceService"].full_name
+
+
+async def check_visible_to(store: EventStore, game_id: str, visible_to: list[str]) -> None:
+    """Raise InvalidArgument unless every visible_to entry is a seat of the game."""
+    if not visible_to:
+        return
+    check_game_id(game_id)
+    seats = (await game_info(store, game_id)).get("seats", {})
+    strangers = [s for s in dict.fromkeys(visible_to) if s not in seats]
+    if strangers:
+        raise InvalidArgument(
+            "visible_to",
+            f"{len(strangers)} entries are not seats of the game, e.g. {quote(strangers[0])}; "
+            f"seats: {sorted(seats)}",
+        )
 
 
 class DiceServicer(dice_pb2_grpc.DiceServiceServicer):
@@ -56,6 +73,7 @@ class DiceServicer(dice_pb2_grpc.DiceServiceServicer):
     ) -> dice_pb2.RollResponse:
         """Roll dice (internal)."""
         principal.require_service()
+        await check_visible_to(self.engine.store, request.game_id, list(request.visible_to))
         roll = await self.engine.roll(
             request.game_id, request.purpose, list(request.dice), list(request.visible_to)
         )

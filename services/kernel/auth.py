@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 import jwt
 
-from services.kernel.errors import PermissionDenied, Unauthenticated
+from services.kernel.errors import PermissionDenied, Unauthenticated, quote
+from services.kernel.idp import ASYMMETRIC, config_from_env, provider_for
 
 ALGORITHM = "HS256"
 ISSUER = "fallen"
@@ -59,7 +60,23 @@ def issue_token(
 
 
 def verify_token(token: str, secret: str | None = None) -> Principal:
-    """Return the principal of a valid token; raise Unauthenticated otherwise."""
+    """Return the principal of a valid token; raise Unauthenticated otherwise.
+
+    HS256 tokens are ours (players and services); RS256/ES256/EdDSA tokens come from the
+    identity provider configured in services.kernel.idp and always name a player.
+    """
+    try:
+        header = jwt.get_unverified_header(token)
+    except jwt.PyJWTError as exc:
+        raise Unauthenticated("invalid token: not a JWT") from exc
+    alg = header.get("alg")
+    if alg in ASYMMETRIC:
+        config = config_from_env()
+        if config is None:
+            raise Unauthenticated(f"invalid token: {alg} tokens are not accepted here")
+        return Principal(subject=provider_for(config).verify(token, header), is_service=False)
+    if alg != ALGORITHM:
+        raise Unauthenticated(f"invalid token: algorithm {quote(str(alg))} is not accepted")
     try:
         claims = jwt.decode(
             token,

@@ -45,3 +45,14 @@ class Unauthenticated(DomainError):
 
 class PermissionDenied(DomainError):
     """The caller is authenticated but may not act for that seat or call that RPC."""
+
+
+QUOTE_CHARS = 32
+
+
+def quote(value: object, limit: int = QUOTE_CHARS) -> str:
+    """Return client input as a short repr for errors and logs (prefix + total length)."""
+    text = value if isinstance(value, str) else repr(value)
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}... ({len(text)} chars)"

@@ -7,7 +7,7 @@ import weakref
 from typing import Any
 
 from services.kernel.auth import Principal
-from services.kernel.errors import InvalidArgument, NotFound, PermissionDenied
+from services.kernel.errors import InvalidArgument, NotFound, PermissionDenied, quote
 from services.kernel.store.base import EventStore
 
 GAME_CREATED = "GameCreated"
@@ -64,9 +64,9 @@ async def authorize_seat(store: EventStore, principal: Principal, game_id: str, 
     seats: dict[str, str] = info.get("seats", {})
     if seat not in seats:
         raise InvalidArgument(
-            "seat", f"game {game_id!r} has no seat {seat!r}; seats: {sorted(seats)}"
+            "seat", f"game {game_id!r} has no seat {quote(seat)}; seats: {sorted(seats)}"
         )
     if principal.is_service:
         return
     if seats[seat] != principal.subject:
-        raise PermissionDenied(f"seat {seat!r} of game {game_id!r} is not yours")
+        raise PermissionDenied(f"seat {quote(seat)} of game {game_id!r} is not yours")

@@ -17,7 +17,7 @@ from services.audit import disputes
 from services.audit.logfile import store_records
 from services.audit.verify import Report, verify_game
 from services.kernel.auth import Principal, principal_from_metadata
-from services.kernel.errors import DomainError, InvalidArgument, NotFound, PermissionDenied
+from services.kernel.errors import DomainError, InvalidArgument, NotFound, PermissionDenied, quote
 from services.kernel.games import check_game_id, game_ended, game_info
 from services.kernel.grpcx.rpc import rpc, status_for
 from services.kernel.grpcx.server import Mount
@@ -93,10 +93,10 @@ class ProjectionServicer(pb_grpc.ProjectionServiceServicer):
             raise InvalidArgument("seat", "is required")
         if seat == CHANCE or seat not in seats:
             raise InvalidArgument(
-                "seat", f"game {game_id!r} has no seat {seat!r}; seats: {sorted(seats)}"
+                "seat", f"game {game_id!r} has no seat {quote(seat)}; seats: {sorted(seats)}"
             )
         if not principal.is_service and seats[seat] != principal.subject:
-            raise PermissionDenied(f"seat {seat!r} of game {game_id!r} is not yours")
+            raise PermissionDenied(f"seat {quote(seat)} of game {game_id!r} is not yours")
         return seat
 
     async def _view(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib
 
-from services.kernel.errors import InvalidArgument
+from services.kernel.errors import InvalidArgument, quote
 from services.rules.common.api import GameRules
 
 ENGINES: dict[str, str] = {
@@ -19,7 +19,7 @@ def load(game: str, extra: dict[str, GameRules] | None = None) -> GameRules:
         return extra[game]
     if game not in ENGINES:
         known = sorted([*ENGINES, *(extra or {})])
-        raise InvalidArgument("game", f"unknown game {game!r}; this server runs {known}")
+        raise InvalidArgument("game", f"unknown game {quote(game)}; this server runs {known}")
     module = importlib.import_module(ENGINES[game])
     rules: GameRules = module.RULES
     return rules

@@ -3,23 +3,24 @@
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from services.deck.engine import DeckEngine
 from services.dice.port import DicePort
+from services.kernel.boundedjson import loads_bounded
+from services.kernel.canonical import canonical_json
 from services.kernel.envelope import Envelope, NewEvent
 from services.kernel.errors import (
-    DomainError,
     InvalidArgument,
     NotFound,
     RuleViolation,
     VersionConflict,
+    quote,
 )
 from services.kernel.games import GAME_CREATED, GAME_ENDED, check_game_id, game_stream
-from services.kernel.store.base import ANY_VERSION, EventStore
+from services.kernel.store.base import ANY_VERSION, CommandKey, EventStore
 from services.kernel.upcast import for_rules
 from services.rules.kernel.api import (
     CHANCE,
@@ -75,6 +76,18 @@ def fold(rules: GameRules, envelopes: list[Envelope], state: Any = None) -> Any:
         if env.type not in KERNEL_EVENTS:
             state = rules.evolve(state, to_rules_event(up.upcast(env)))
     return state
+
+
+def command_key(loaded: Loaded, command: Command, command_id: str) -> CommandKey | None:
+    """Return the dedupe key of a seat's command: scoped to its player and seat."""
+    if not command_id:
+        return None
+    content = canonical_json({"seat": command.seat, "kind": command.kind, "args": command.args})
+    return CommandKey(
+        command_id,
+        sender=f"{loaded.seats.get(command.seat, '')}/{command.seat}",
+        digest=hashlib.sha256(content.encode()).hexdigest(),
+    )
 
 
 def new_game_id(seed: str) -> str:
@@ -160,7 +173,7 @@ class GameRunner:
             )
         for seat, player in seats.items():
             if not player:
-                raise InvalidArgument("seats", f"seat {seat!r} needs a player id")
+                raise InvalidArgument("seats", f"seat {quote(seat)} needs a player id")
         setup = Setup(seats=dict(seats), options=dict(options))
         events = rules.initial_events(game_id, setup)
         commitment = await self.dice.commit_seed(game_id, client_seed)
@@ -181,43 +194,46 @@ class GameRunner:
     async def submit(
         self, game_id: str, command: Command, command_id: str = "", expected: int | None = None
     ) -> tuple[Loaded, bool]:
-        """Decide and append a seat's command; return the game after chance and dedupe flag."""
+        """Decide and append a seat's command; return the game after chance and dedupe flag.
+
+        A command id the seat already used answers its first result before the version
+        and "game over" checks; the same id with other content is AlreadyExists.
+        """
         for _ in range(RETRIES):
             loaded = await self.load(game_id)
-            stale = expected is not None and expected != loaded.version
-            if (stale or loaded.ended) and command_id and await self._seen(game_id, command_id):
-                return loaded, True  # a retry of a command that moved the game on
+            key = command_key(loaded, command, command_id)
+            if key and (prior := await self.store.command_result(game_stream(game_id), key)):
+                return await self.first_result(game_id, prior.version), True
             if expected is not None and expected != loaded.version:
                 raise VersionConflict(game_stream(game_id), expected, loaded.version)
             if loaded.ended:
                 raise RuleViolation(f"game {game_id!r} is over")
-            try:
-                events = loaded.rules.decide(loaded.state, command)
-            except DomainError:
-                if command_id and await self._seen(game_id, command_id):
-                    return loaded, True
-                raise
+            events = loaded.rules.decide(loaded.state, command)
             try:
                 res = await self.store.append(
                     game_stream(game_id),
                     loaded.version,
                     [to_new_event(e, command_id) for e in events],
-                    command_id or None,
+                    key,
                 )
             except VersionConflict:
                 if expected is not None:
                     raise
                 continue
             if res.deduplicated:
-                return await self.load(game_id), True
+                return await self.first_result(game_id, res.version), True
             return await self.run_chance(game_id), False
         raise RuleViolation("the game is busy; retry the command")
 
-    async def _seen(self, game_id: str, command_id: str) -> bool:
-        """Return whether a command id already produced events in the game's stream."""
-        return any(
-            e.causation_id == command_id for e in await self.store.read(game_stream(game_id))
-        )
+    async def first_result(self, game_id: str, version: int) -> Loaded:
+        """Return the game as first answered to a command that ended at version: after the
+        chance and game end that followed it (events no seat's command caused)."""
+        now = await self.load(game_id)
+        for env in await self.store.read(game_stream(game_id), version + 1):
+            if env.causation_id:
+                break
+            version = env.version
+        return replace(now, version=version)
 
     async def run_chance(self, game_id: str) -> Loaded:
         """Answer every pending chance decision, then close the game if it is over."""
@@ -271,10 +287,7 @@ def parse_args(args_json: str, field: str = "args_json") -> dict[str, Any]:
     """Return a JSON object argument, or raise InvalidArgument naming the field."""
     if not args_json:
         return {}
-    try:
-        value = json.loads(args_json)
-    except json.JSONDecodeError as exc:
-        raise InvalidArgument(field, f"is not valid JSON: {exc.msg} at {exc.pos}") from exc
+    value = loads_bounded(args_json, field)
     if not isinstance(value, dict):
         raise InvalidArgument(field, "must be a JSON object")
     return value

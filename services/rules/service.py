@@ -8,7 +8,7 @@ import grpc
 from fallen.rules.v1 import rules_pb2, rules_pb2_grpc
 
 from services.kernel.auth import Principal
-from services.kernel.errors import InvalidArgument, PermissionDenied
+from services.kernel.errors import InvalidArgument, PermissionDenied, quote
 from services.kernel.grpcx.rpc import rpc
 from services.kernel.grpcx.server import Mount
 from services.kernel.grpcx.structs import client_struct, to_struct
@@ -25,10 +25,11 @@ def _authorize(loaded: Loaded, principal: Principal, seat: str) -> str:
         raise InvalidArgument("seat", "is required")
     if seat == CHANCE or seat not in loaded.seats:
         raise InvalidArgument(
-            "seat", f"game {loaded.game_id!r} has no seat {seat!r}; seats: {sorted(loaded.seats)}"
+            "seat",
+            f"game {loaded.game_id!r} has no seat {quote(seat)}; seats: {sorted(loaded.seats)}",
         )
     if not principal.is_service and loaded.seats[seat] != principal.subject:
-        raise PermissionDenied(f"seat {seat!r} of game {loaded.game_id!r} is not yours")
+        raise PermissionDenied(f"seat {quote(seat)} of game {loaded.game_id!r} is not yours")
     return seat
 
 
@@ -51,6 +52,11 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         options = client_struct(request.options, "options")
         if not request.seats:
             raise InvalidArgument("seats", "map each seat to a player id")
+        if not principal.is_service and principal.subject not in request.seats.values():
+            raise PermissionDenied(
+                "seats: a player may only create a game in which they hold a seat "
+                "(matchmakers use a service token)"
+            )
         game_id = request.game_id or new_game_id(str(uuid.uuid4()))
         loaded, commitment = await self.runner.create(
             request.game, game_id, dict(request.seats), options, request.client_seed
@@ -112,14 +118,15 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         context: grpc.aio.ServicerContext,
         principal: Principal,
     ) -> rules_pb2.GetGameResponse:
-        """Summarize a game."""
+        """Summarize a game; player ids only to its players and services."""
         loaded = await self.runner.load(request.game_id)
+        insider = principal.is_service or principal.subject in loaded.seats.values()
         outcome = loaded.rules.outcome(loaded.state) if loaded.ended else None
         pending = loaded.rules.pending(loaded.state)
         return rules_pb2.GetGameResponse(
             game_id=loaded.game_id,
             game=loaded.game,
-            seats=dict(loaded.seats),
+            seats={s: (p if insider else "") for s, p in loaded.seats.items()},
             version=loaded.version,
             ended=loaded.ended,
             outcome=to_struct(outcome) if outcome else None,

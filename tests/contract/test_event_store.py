@@ -11,8 +11,8 @@ import pytest
 
 from services.kernel.canonical import GENESIS_HASH
 from services.kernel.envelope import NOBODY, PUBLIC, Envelope, NewEvent, seats
-from services.kernel.errors import InvalidArgument, VersionConflict
-from services.kernel.store.base import ANY_VERSION, EventStore
+from services.kernel.errors import AlreadyExists, InvalidArgument, VersionConflict
+from services.kernel.store.base import ANY_VERSION, CommandKey, EventStore
 from services.kernel.store.factory import open_store
 from services.kernel.store.redis import RedisEventStore, shard_of
 from services.kernel.store.sqlite import SqliteEventStore
@@ -87,6 +87,86 @@ async def test_given_a_command_id_when_replayed_then_first_result_and_nothing_ap
     # and the same command id on another stream is a different command
     elsewhere = await event_store.append("game-d", 0, [ev(1)], command_id="cmd-1")
     assert not elsewhere.deduplicated
+
+
+async def test_given_a_sent_command_when_its_sender_retries_then_first_result_before_version(
+    event_store: EventStore,
+) -> None:
+    # given the hero's command c-1 landed and the stream moved on
+    hero = CommandKey("c-1", sender="alice/hero", digest="aa11")
+    first = await event_store.append("game-p", 0, [ev(1)], command_id=hero)
+    await event_store.append("game-p", 1, [ev(2)])
+    # when the hero retries c-1 with the same content and the old expected version
+    again = await event_store.append("game-p", 0, [ev(1)], command_id=hero)
+    looked_up = await event_store.command_result("game-p", hero)
+    # then the first result comes back (not ABORTED) and nothing is appended
+    assert again.deduplicated and again.version == first.version == 1
+    assert looked_up is not None and looked_up.version == 1
+    assert await event_store.version("game-p") == 2
+
+
+async def test_given_a_command_id_used_by_one_seat_when_another_sends_it_then_it_is_his_own(
+    event_store: EventStore,
+) -> None:
+    # given the hero used command id c-1
+    await event_store.append("game-q", 0, [ev(1)], command_id=CommandKey("c-1", "alice/hero"))
+    # when the dungeon lord sends his own command with the same id
+    lord = CommandKey("c-1", sender="bob/lord")
+    assert await event_store.command_result("game-q", lord) is None
+    res = await event_store.append("game-q", 1, [ev(2)], command_id=lord)
+    # then it is appended, not swallowed
+    assert not res.deduplicated and res.version == 2
+    assert [e.data["i"] for e in await event_store.read("game-q")] == [1, 2]
+
+
+async def test_given_a_command_id_when_reused_with_other_content_then_already_exists(
+    event_store: EventStore,
+) -> None:
+    # given a command with a digest of its content
+    await event_store.append("game-r", 0, [ev(1)], command_id=CommandKey("c-9", "a/x", "aa"))
+    # when the same sender reuses the id for different content
+    with pytest.raises(AlreadyExists) as info:
+        await event_store.append("game-r", 1, [ev(2)], command_id=CommandKey("c-9", "a/x", "bb"))
+    with pytest.raises(AlreadyExists):
+        await event_store.command_result("game-r", CommandKey("c-9", "a/x", "bb"))
+    # then the error names the id and nothing is appended
+    assert "'c-9'" in str(info.value)
+    assert await event_store.version("game-r") == 1
+
+
+@pytest.mark.parametrize(
+    ("command_id", "field"),
+    [
+        ("bad\x00id", "command_id"),
+        ("tab\tid", "command_id"),
+        ("x" * 129, "command_id"),
+        (CommandKey("ok", sender="s" * 301), "sender"),
+        (CommandKey("ok", digest='"}'), "digest"),
+    ],
+)
+async def test_given_a_malformed_command_id_when_appending_then_invalid_argument_short_quote(
+    event_store: EventStore, command_id: CommandKey | str, field: str
+) -> None:
+    # when a command id carries control characters, is too long, or its key is malformed
+    with pytest.raises(InvalidArgument) as info:
+        await event_store.append("game-m", 0, [ev(1)], command_id=command_id)
+    # then the field is named, the echo is short, and nothing is written
+    assert info.value.field == field
+    assert len(str(info.value)) < 200
+    assert await event_store.version("game-m") == 0
+
+
+async def test_given_huge_versions_when_reading_then_empty_not_an_overflow(
+    event_store: EventStore,
+) -> None:
+    # given a stream with one event
+    await event_store.append("game-big", 0, [ev(1)])
+    # when reading from versions and positions beyond 64-bit integers
+    # then the answer is empty, and appending at such a version is refused
+    assert await event_store.read("game-big", from_version=2**63) == []
+    assert await event_store.read_all(from_position=2**64, limit=2**63) == []
+    with pytest.raises(InvalidArgument):
+        await event_store.append("game-big", 2**63, [ev(2)])
 
 
 async def test_given_any_version_when_appending_then_it_appends_after_the_head(
@@ -318,3 +398,27 @@ async def test_given_two_redis_clients_when_they_alternate_appends_then_stale_he
     finally:
         await one.close()
         await two.close()
+
+
+async def test_given_a_redis_append_then_the_body_is_stored_once_and_dedupe_records_expire(
+    redis_url: str,
+) -> None:
+    # given a redis store that remembers command ids for one hour
+    store = RedisEventStore(redis_url, prefix=f"once{uuid.uuid4().hex[:8]}", dedupe_ttl_s=3600)
+    try:
+        # when a command appends an event with a recognisable body
+        await store.append("game-once", 0, [ev(424242)], command_id=CommandKey("c-1", "a/x"))
+        raw = store._redis  # the test peeks at the key layout
+        stream_key = store._stream_key("game-once")
+        # then the stream entry holds only the position, the feed holds the body
+        [(_, fields)] = await raw.xrange(stream_key)
+        assert set(fields) == {"pos"}
+        [(_, feed_fields)] = await raw.xrange(f"{store.prefix}:{{s0}}:feed")
+        assert "424242" in feed_fields["env"]
+        # and the command record lives in a per-stream hash with a lifetime
+        ttl = await raw.ttl(store._cmds_key("game-once"))
+        assert 0 < ttl <= 3600
+        [env] = await store.read("game-once")
+        assert env.data == {"i": 424242}
+    finally:
+        await store.close()

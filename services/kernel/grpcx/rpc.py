@@ -38,9 +38,17 @@ STATUS_OF: list[tuple[type[DomainError], grpc.StatusCode]] = [
     (PermissionDenied, grpc.StatusCode.PERMISSION_DENIED),
 ]
 
+MAX_REASON = 500  # characters of an error sent to a client or logged (a backstop: errors
+# quote client input with errors.quote already)
+
 Req = TypeVar("Req")
 Resp = TypeVar("Resp")
 Handler = Callable[[Any, Any, grpc.aio.ServicerContext, Principal], Awaitable[Any]]
+
+
+def bounded_reason(text: str, limit: int = MAX_REASON) -> str:
+    """Return an error text cut to limit characters, saying so when cut."""
+    return text if len(text) <= limit else f"{text[:limit]}... (error text cut)"
 
 
 def status_for(exc: DomainError) -> grpc.StatusCode:
@@ -66,8 +74,9 @@ def rpc(
             return await fn(self, request, context, principal)
         except DomainError as exc:
             code = status_for(exc)
-            log.info("rpc refused", extra={"method": method, "code": code.name, "reason": str(exc)})
-            await context.abort(code, str(exc))
+            reason = bounded_reason(str(exc))
+            log.info("rpc refused", extra={"method": method, "code": code.name, "reason": reason})
+            await context.abort(code, reason)
         except Exception:
             code = grpc.StatusCode.INTERNAL
             log.exception("rpc failed", extra={"method": method})

@@ -10,6 +10,10 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from services.kernel.grpcx import reflection_v1
+from services.kernel.grpcx.guard import RequestGuard
+
+MAX_REQUEST_BYTES = 1024 * 1024  # a request larger than this answers RESOURCE_EXHAUSTED
+MAX_METADATA_BYTES = 16 * 1024  # headers (the bearer token) larger than this are refused
 
 
 @dataclass(frozen=True)
@@ -38,10 +42,12 @@ class Running:
 async def start_server(mounts: Sequence[Mount], address: str) -> Running:
     """Start a server on address ("host:port", port 0 = any) with health and reflection."""
     server = grpc.aio.server(
+        interceptors=[RequestGuard()],
         options=[
-            ("grpc.max_receive_message_length", 16 * 1024 * 1024),
+            ("grpc.max_receive_message_length", MAX_REQUEST_BYTES),
+            ("grpc.max_metadata_size", MAX_METADATA_BYTES),
             ("grpc.so_reuseport", 0),
-        ]
+        ],
     )
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -10,10 +11,16 @@ from typing import Protocol
 
 from services.kernel.canonical import GENESIS_HASH, chain_hash
 from services.kernel.envelope import Envelope, NewEvent, normalize_visibility
-from services.kernel.errors import InvalidArgument
+from services.kernel.errors import AlreadyExists, InvalidArgument, quote
 
 STREAM_RE = re.compile(r"^[a-z][a-z0-9_]*-[A-Za-z0-9_.:-]{1,128}$")
 ANY_VERSION = -1
+MAX_VERSION = 2**62  # well inside SQLite's signed 64-bit integers and Lua's doubles
+MAX_COMMAND_ID = 128
+MAX_SENDER = 300
+# printable, no control characters (NUL, newline, DEL ...) and no separator
+DIGEST_RE = re.compile(r"^[0-9a-f]{0,128}$")
+COMMAND_ID_RE = re.compile(r"^[^\x00-\x1f\x7f]{1,128}$")
 
 
 @dataclass(frozen=True)
@@ -27,6 +34,69 @@ class AppendResult:
     deduplicated: bool = False
 
 
+@dataclass(frozen=True)
+class CommandKey:
+    """Who sent a command and its id: dedupe is scoped to (stream, sender, command_id).
+
+    sender names the player and seat ("<player>/<seat>", or a service name); digest is a
+    hash of the command's content, so a reused id with other content is refused.
+    """
+
+    command_id: str
+    sender: str = ""
+    digest: str = ""
+
+
+def result_record(result: AppendResult, digest: str) -> str:
+    """Return the stored JSON of a command's first result."""
+    return json.dumps(
+        {
+            "stream": result.stream,
+            "version": result.version,
+            "first_position": result.first_position,
+            "last_position": result.last_position,
+            "digest": digest,
+        },
+        sort_keys=True,
+        separators=(",", ":"),
+    )
+
+
+def replay_record(record: str, key: CommandKey) -> AppendResult:
+    """Return the first result stored for key, or raise AlreadyExists if its content differs."""
+    first = json.loads(record)
+    stored = first.pop("digest", "")
+    if key.digest and stored and key.digest != stored:
+        raise AlreadyExists(
+            f"command id {quote(key.command_id)} was already used by this seat for another "
+            "command; use a new command id"
+        )
+    return AppendResult(**first, deduplicated=True)
+
+
+def validate_command(key: CommandKey | None) -> None:
+    """Raise InvalidArgument unless a command id (and sender) is well formed."""
+    if key is None:
+        return
+    if not COMMAND_ID_RE.match(key.command_id):
+        raise InvalidArgument(
+            "command_id",
+            f"{quote(key.command_id)} must be 1-{MAX_COMMAND_ID} characters without "
+            "control characters",
+        )
+    if len(key.sender) > MAX_SENDER or "\x00" in key.sender:
+        raise InvalidArgument("sender", f"{quote(key.sender)} is too long or has NUL")
+    if not DIGEST_RE.match(key.digest):
+        raise InvalidArgument("digest", "must be a lowercase hex hash")
+
+
+def as_command_key(command: CommandKey | str | None) -> CommandKey | None:
+    """Return a CommandKey for a plain command id string (legacy callers), or None."""
+    if not command:
+        return None
+    return command if isinstance(command, CommandKey) else CommandKey(command)
+
+
 class EventStore(Protocol):
     """Append-only per-stream logs with a global feed, conditional appends and dedupe."""
 
@@ -35,13 +105,18 @@ class EventStore(Protocol):
         stream: str,
         expected_version: int,
         events: Sequence[NewEvent],
-        command_id: str | None = None,
+        command_id: CommandKey | str | None = None,
     ) -> AppendResult:
         """Append events if the stream is at expected_version (ANY_VERSION: any).
 
-        Raises VersionConflict otherwise. A command_id seen before on this stream
-        returns the first result and appends nothing.
+        A command id the same sender used before on this stream returns the first result
+        and appends nothing, checked before the version (AlreadyExists if its digest
+        differs); otherwise raises VersionConflict unless the stream is at expected_version.
         """
+        ...
+
+    async def command_result(self, stream: str, key: CommandKey) -> AppendResult | None:
+        """Return the first result of a command the sender already sent, or None."""
         ...
 
     async def read(self, stream: str, from_version: int = 1) -> list[Envelope]:
@@ -84,9 +159,11 @@ class EventStore(Protocol):
 def validate_append(stream: str, expected_version: int, events: Sequence[NewEvent]) -> None:
     """Raise InvalidArgument unless the append request is well formed."""
     if not STREAM_RE.match(stream):
-        raise InvalidArgument("stream", f"{stream!r} is not a stream id like 'game-<id>'")
-    if expected_version < ANY_VERSION:
-        raise InvalidArgument("expected_version", "must be >= 0, or -1 for any version")
+        raise InvalidArgument("stream", f"{quote(stream)} is not a stream id like 'game-<id>'")
+    if not ANY_VERSION <= expected_version <= MAX_VERSION:
+        raise InvalidArgument(
+            "expected_version", f"must be 0..{MAX_VERSION}, or -1 for any version"
+        )
     if not events:
         raise InvalidArgument("events", "at least one event is required")
     for ev in events:

@@ -6,7 +6,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
 
 from services.kernel.errors import InvalidArgument
 from services.kernel.store.base import EventStore
-from services.kernel.store.redis import RedisEventStore
+from services.kernel.store.redis import DEDUPE_TTL_S, RedisEventStore
 from services.kernel.store.sqlite import SqliteEventStore
 
 
@@ -16,7 +16,8 @@ def open_store(url: str) -> EventStore:
     ``sqlite:///var/fallen.db`` is relative to the working directory,
     ``sqlite:////abs/fallen.db`` absolute, ``sqlite:///:memory:`` in memory;
     ``redis://host:port/db`` (also ``rediss://``) takes optional ``shards`` and ``prefix``
-    query parameters, e.g. ``redis://localhost:6379/0?shards=8&prefix=fallen``.
+    query parameters, e.g. ``redis://localhost:6379/0?shards=8&prefix=fallen``, and
+    ``dedupe_ttl_s`` (how long command ids are remembered after a game's last command).
     """
     parts = urlsplit(url)
     if parts.scheme == "sqlite":
@@ -30,6 +31,9 @@ def open_store(url: str) -> EventStore:
             raise InvalidArgument("store", f"{url!r}: shards must be a positive integer")
         shards = int(shards_text)
         prefix = query.pop("prefix", ["fallen"])[0]
+        ttl_text = query.pop("dedupe_ttl_s", [str(DEDUPE_TTL_S)])[0]
+        if not ttl_text.isdigit() or int(ttl_text) < 1:
+            raise InvalidArgument("store", f"{url!r}: dedupe_ttl_s must be a positive integer")
         rest = urlunsplit(parts._replace(query=urlencode(query, doseq=True)))
-        return RedisEventStore(rest, shards=shards, prefix=prefix)
+        return RedisEventStore(rest, shards=shards, prefix=prefix, dedupe_ttl_s=int(ttl_text))
     raise InvalidArgument("store", f"{url!r}: unknown scheme, use sqlite:/// or redis://")

@@ -3,16 +3,19 @@
 Layout (every key of a shard carries its hash tag, so one append touches one slot):
 
 - ``<prefix>:{s<n>}:stream:<stream>``: a Redis Stream per event stream, entry id
-  ``<version>-0``, fields ``pos`` (global position) and ``env`` (canonical JSON).
-- ``<prefix>:{s<n>}:feed``: the shard's global feed, entry id ``<position>-0``, field ``env``.
+  ``<version>-0``, field ``pos`` (global position) only.
+- ``<prefix>:{s<n>}:feed``: the shard's global feed, entry id ``<position>-0``, field ``env``
+  (canonical JSON): the one copy of each event body. Never trim it.
   Each shard has its own feed and its own position counter; positions are per shard.
 - ``<prefix>:{s<n>}:heads``: hash stream -> ``"<version> <hash>"``.
-- ``<prefix>:{s<n>}:cmds``: hash ``"<stream>\\x00<command_id>"`` -> first result JSON.
+- ``<prefix>:{s<n>}:cmds:<stream>``: hash ``"<sender>\\x00<command_id>"`` -> first result
+  JSON (with the command's digest). The hash expires ``dedupe_ttl_s`` (default 7 days)
+  after the stream's last command: a retry later than that is no longer recognised.
 - ``<prefix>:{s<n>}:pos``: the shard's position counter (INCR).
 - ``<prefix>:{kv}:secrets`` and ``<prefix>:{kv}:meta``: plain hashes.
 
-A game belongs to shard ``crc32(game id) % shards``. Event bodies are stored twice (stream
-and feed). Durability: production Redis must run with ``appendonly yes`` and
+A game belongs to shard ``crc32(game id) % shards``. Event bodies are stored once (feed).
+Durability: production Redis must run with ``appendonly yes`` and
 ``appendfsync everysec`` (at most ~1 s of acknowledged appends lost on a crash) or
 ``appendfsync always`` (none lost); without AOF a restart loses the log.
 """
@@ -31,14 +34,21 @@ from services.kernel.canonical import canonical_json
 from services.kernel.envelope import Envelope, NewEvent, stream_game
 from services.kernel.errors import VersionConflict
 from services.kernel.store.base import (
+    MAX_VERSION,
     AppendResult,
+    CommandKey,
+    as_command_key,
     first_prev_hash,
     now_iso,
+    replay_record,
     seal,
     validate_append,
+    validate_command,
 )
 
 APPEND_LUA = Path(__file__).with_name("redis_append.lua")
+READ_LUA = Path(__file__).with_name("redis_read.lua")
+DEDUPE_TTL_S = 7 * 24 * 3600
 MAX_STALE_RETRIES = 1000
 MAX_KNOWN_HEADS = 10_000
 
@@ -93,14 +103,18 @@ def feed_envelopes(entries: list[Entry]) -> list[tuple[str, Envelope]]:
 class RedisEventStore:
     """EventStore on Redis; one Lua script makes each append atomic on its shard."""
 
-    def __init__(self, url: str, shards: int = 1, prefix: str = "fallen") -> None:
-        if shards < 1:
-            raise ValueError("shards must be >= 1")
+    def __init__(
+        self, url: str, shards: int = 1, prefix: str = "fallen", dedupe_ttl_s: int = DEDUPE_TTL_S
+    ) -> None:
+        if shards < 1 or dedupe_ttl_s < 1:
+            raise ValueError("shards and dedupe_ttl_s must be >= 1")
+        self.dedupe_ttl_s = dedupe_ttl_s
         self.url = url
         self.shards = shards
         self.prefix = prefix
         self._redis: aioredis.Redis = aioredis.from_url(url, decode_responses=True)
         self._append = self._redis.register_script(APPEND_LUA.read_text(encoding="utf-8"))
+        self._read = self._redis.register_script(READ_LUA.read_text(encoding="utf-8"))
         self._known_heads: dict[str, tuple[int, str]] = {}
 
     def _key(self, shard: int, name: str) -> str:
@@ -129,19 +143,21 @@ class RedisEventStore:
         stream: str,
         expected_version: int,
         events: Sequence[NewEvent],
-        command_id: str | None = None,
+        command_id: CommandKey | str | None = None,
     ) -> AppendResult:
         """Append events if the stream is at expected_version; dedupe command ids."""
         validate_append(stream, expected_version, events)
+        key = as_command_key(command_id)
+        validate_command(key)
         shard = shard_of(stream, self.shards)
         keys = [
             self._stream_key(stream),
             self._key(shard, "feed"),
             self._key(shard, "heads"),
-            self._key(shard, "cmds"),
+            self._cmds_key(stream),
             self._key(shard, "pos"),
         ]
-        cmd_field = f"{stream}\x00{command_id}" if command_id else ""
+        cmd_field = f"{key.sender}\x00{key.command_id}" if key else ""
         for _ in range(MAX_STALE_RETRIES):
             # the last head this client wrote saves a round trip; the script re-checks it
             cached = self._known_heads.pop(stream, None)
@@ -160,6 +176,8 @@ class RedisEventStore:
                 base_hash,
                 cmd_field,
                 sealed[-1].hash,
+                key.digest if key else "",
+                self.dedupe_ttl_s,
                 *(encode_envelope(env) for env in sealed),
             ]
             reply = await self._append(keys=keys, args=args)
@@ -173,17 +191,31 @@ class RedisEventStore:
                     last_position=int(reply[3]),
                 )
             if outcome == "dup":
-                return AppendResult(**json.loads(reply[1]), deduplicated=True)
+                assert key is not None
+                return replay_record(str(reply[1]), key)
             if outcome == "conflict":
                 raise VersionConflict(stream, expected_version, int(reply[1]))
             # "stale": another writer moved the head after we read it; seal again.
         raise VersionConflict(stream, expected_version, await self.version(stream))
 
+    def _cmds_key(self, stream: str) -> str:
+        return self._key(shard_of(stream, self.shards), f"cmds:{stream}")
+
+    async def command_result(self, stream: str, key: CommandKey) -> AppendResult | None:
+        """Return the first result of a command the sender already sent, or None."""
+        validate_command(key)
+        raw = await self._redis.hget(self._cmds_key(stream), f"{key.sender}\x00{key.command_id}")
+        return None if raw is None else replay_record(str(raw), key)
+
     async def read(self, stream: str, from_version: int = 1) -> list[Envelope]:
-        """Return the stream's events from from_version on."""
+        """Return the stream's events from from_version on (bodies come from the feed)."""
+        from_version = min(from_version, MAX_VERSION)
         start = f"{from_version}-0" if from_version > 1 else "-"
-        reply = await self._redis.xrange(self._stream_key(stream), start, "+")
-        return [decode_envelope(f["env"], int(f["pos"])) for _, f in range_entries(reply)]
+        shard = shard_of(stream, self.shards)
+        flat = await self._read(
+            keys=[self._stream_key(stream), self._key(shard, "feed")], args=[start]
+        )
+        return [decode_envelope(flat[i + 1], int(flat[i])) for i in range(0, len(flat), 2)]
 
     async def version(self, stream: str) -> int:
         """Return the stream's current version."""
@@ -194,8 +226,10 @@ class RedisEventStore:
         self, from_position: int = 1, limit: int = 1000, *, shard: int = 0
     ) -> list[Envelope]:
         """Return one shard's global-feed events from from_position on, at most limit."""
+        from_position = min(from_position, MAX_VERSION)
         start = f"{from_position}-0" if from_position > 1 else "-"
-        reply = await self._redis.xrange(self._key(shard, "feed"), start, "+", count=limit)
+        count = max(1, min(limit, 10_000))
+        reply = await self._redis.xrange(self._key(shard, "feed"), start, "+", count=count)
         return [env for _, env in feed_envelopes(range_entries(reply))]
 
     async def head_position(self, *, shard: int = 0) -> int:

@@ -14,12 +14,20 @@ from services.kernel.envelope import Envelope, NewEvent
 from services.kernel.errors import VersionConflict
 from services.kernel.store.base import (
     ANY_VERSION,
+    MAX_VERSION,
     AppendResult,
+    CommandKey,
+    as_command_key,
     first_prev_hash,
     now_iso,
+    replay_record,
+    result_record,
     seal,
     validate_append,
+    validate_command,
 )
+
+FIND_COMMAND = "SELECT result FROM sent_commands WHERE stream=? AND sender=? AND command_id=?"
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (
@@ -38,11 +46,12 @@ CREATE TABLE IF NOT EXISTS events (
     hash TEXT NOT NULL,
     UNIQUE (stream, version)
 );
-CREATE TABLE IF NOT EXISTS commands (
+CREATE TABLE IF NOT EXISTS sent_commands (
     stream TEXT NOT NULL,
+    sender TEXT NOT NULL,
     command_id TEXT NOT NULL,
     result TEXT NOT NULL,
-    PRIMARY KEY (stream, command_id)
+    PRIMARY KEY (stream, sender, command_id)
 );
 CREATE TABLE IF NOT EXISTS secrets (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -103,12 +112,14 @@ class SqliteEventStore:
         stream: str,
         expected_version: int,
         events: Sequence[NewEvent],
-        command_id: str | None = None,
+        command_id: CommandKey | str | None = None,
     ) -> AppendResult:
         """Append events if the stream is at expected_version; dedupe command ids."""
         validate_append(stream, expected_version, events)
+        key = as_command_key(command_id)
+        validate_command(key)
         result, written = await asyncio.to_thread(
-            self._append_sync, stream, expected_version, list(events), command_id
+            self._append_sync, stream, expected_version, list(events), key
         )
         if written:
             for listener in self._listeners:
@@ -120,21 +131,18 @@ class SqliteEventStore:
         stream: str,
         expected_version: int,
         events: list[NewEvent],
-        command_id: str | None,
+        key: CommandKey | None,
     ) -> tuple[AppendResult, list[Envelope]]:
         with self._lock:
             cur = self._conn.cursor()
             cur.execute("BEGIN IMMEDIATE")
             try:
-                if command_id:
-                    row = cur.execute(
-                        "SELECT result FROM commands WHERE stream=? AND command_id=?",
-                        (stream, command_id),
-                    ).fetchone()
+                if key:
+                    row = cur.execute(FIND_COMMAND, (stream, key.sender, key.command_id)).fetchone()
                     if row:
+                        found = replay_record(row[0], key)
                         cur.execute("COMMIT")
-                        first = json.loads(row[0])
-                        return AppendResult(**first, deduplicated=True), []
+                        return found, []
                 row = cur.execute(
                     "SELECT version, hash FROM events WHERE stream=? ORDER BY version DESC LIMIT 1",
                     (stream,),
@@ -173,27 +181,24 @@ class SqliteEventStore:
                     first_position=written[0].position,
                     last_position=written[-1].position,
                 )
-                if command_id:
+                if key:
                     cur.execute(
-                        "INSERT INTO commands (stream, command_id, result) VALUES (?,?,?)",
-                        (
-                            stream,
-                            command_id,
-                            json.dumps(
-                                {
-                                    "stream": result.stream,
-                                    "version": result.version,
-                                    "first_position": result.first_position,
-                                    "last_position": result.last_position,
-                                }
-                            ),
-                        ),
+                        "INSERT INTO sent_commands (stream, sender, command_id, result) "
+                        "VALUES (?,?,?,?)",
+                        (stream, key.sender, key.command_id, result_record(result, key.digest)),
                     )
                 cur.execute("COMMIT")
                 return result, written
             except BaseException:
                 cur.execute("ROLLBACK")
                 raise
+
+    async def command_result(self, stream: str, key: CommandKey) -> AppendResult | None:
+        """Return the first result of a command the sender already sent, or None."""
+        validate_command(key)
+        with self._lock:
+            row = self._conn.execute(FIND_COMMAND, (stream, key.sender, key.command_id)).fetchone()
+        return None if row is None else replay_record(row[0], key)
 
     def _query(self, sql: str, args: tuple) -> list[Envelope]:  # type: ignore[type-arg]
         with self._lock:
@@ -205,7 +210,7 @@ class SqliteEventStore:
         return await asyncio.to_thread(
             self._query,
             f"SELECT {COLUMNS} FROM events WHERE stream=? AND version>=? ORDER BY version",
-            (stream, from_version),
+            (stream, _clamp(from_version)),
         )
 
     async def version(self, stream: str) -> int:
@@ -221,7 +226,7 @@ class SqliteEventStore:
         return await asyncio.to_thread(
             self._query,
             f"SELECT {COLUMNS} FROM events WHERE position>=? ORDER BY position LIMIT ?",
-            (from_position, limit),
+            (_clamp(from_position), _clamp(limit)),
         )
 
     async def head_position(self) -> int:
@@ -264,6 +269,11 @@ class SqliteEventStore:
         """Close the connection."""
         with self._lock:
             self._conn.close()
+
+
+def _clamp(n: int) -> int:
+    """Return n clamped to what SQLite's integers hold (callers validate ranges first)."""
+    return max(-MAX_VERSION, min(n, MAX_VERSION))
 
 
 def _with_position(env: Envelope, position: int) -> Envelope:

@@ -15,7 +15,7 @@ from services.deck.engine import DeckEngine, deck_stream
 from services.dice import fair
 from services.dice.engine import DiceEngine, dice_stream
 from services.kernel.envelope import NewEvent
-from services.kernel.errors import NotFound, RuleViolation
+from services.kernel.errors import AlreadyExists, NotFound, RuleViolation
 from services.kernel.games import GAME_CREATED, GAME_ENDED, game_stream
 from services.kernel.store.sqlite import SqliteEventStore
 
@@ -119,6 +119,22 @@ async def test_concurrent_retries_of_one_draw_draw_once(engine: DeckEngine) -> N
     draws = (engine.draw(GAME, "deck", "hero", 3, "same") for _ in range(4))
     results = await asyncio.gather(*draws)
     assert len(set(results)) == 1 and results[0].cards == tuple(CARDS[:3])
+    assert await engine.count(GAME, "deck") == 27
+
+
+async def test_a_draw_id_is_per_seat_and_reusing_it_for_another_draw_is_refused(
+    engine: DeckEngine,
+) -> None:
+    # given the hero drew 2 cards with command id c-1
+    await engine.create_zone(GAME, "deck", zones.DECK, "", CARDS)
+    hero = await engine.draw(GAME, "deck", "hero", 2, "c-1")
+    # when the dungeon lord draws with the same id, and the hero reuses it for 3 cards
+    lord = await engine.draw(GAME, "deck", "dungeon_lord", 1, "c-1")
+    with pytest.raises(AlreadyExists, match="c-1"):
+        await engine.draw(GAME, "deck", "hero", 3, "c-1")
+    # then the lord drew his own card, the hero's retry is his first draw, nothing else moved
+    assert lord.cards == (CARDS[2],) and lord.version > hero.version
+    assert await engine.draw(GAME, "deck", "hero", 2, "c-1") == hero
     assert await engine.count(GAME, "deck") == 27
 
 
