@@ -1,4 +1,4 @@
-"""Card data against the rulebook's own words (issue 12, item 8): quests, resolutions, titles, names."""
+"""Card data against the rulebook's words: quests, resolutions, titles, names, Story shapes."""
 
 from __future__ import annotations
 
@@ -7,8 +7,14 @@ from typing import Any
 from services.rules.fallen.cards import catalog
 
 # Codex entries whose rulebook meaning our cards do not implement: no card may use the name.
-CODEX_NAMES_NOT_MODELLED = {"Cursed Treasure", "Hunted", "Library of Souls", "Terrified", "Glyph of Pain",
-                            "Recycled"}
+CODEX_NAMES_NOT_MODELLED = {
+    "Cursed Treasure",
+    "Glyph of Pain",
+    "Hunted",
+    "Library of Souls",
+    "Recycled",
+    "Terrified",
+}
 
 
 def _ops(effects: list[dict[str, Any]]) -> set[str]:
@@ -25,7 +31,8 @@ def test_quest_choices_give_no_charge_because_charges_are_filled_after_them() ->
     # "4. ... starting conditions list initial resources ... 5. Place three Charge tokens on the
     # Charge slots of each player's Character card." / "If there are no empty Charge slots
     # available, Charges gained are lost."
-    # given every Quest card; when its choices are read; then none grants a Charge (it would be lost)
+    # given every Quest card; when its choices are read
+    # then none grants a Charge (it would be lost)
     cat = catalog()
     for dl in cat.dungeon_lords:
         for choice in cat[dl]["quest"]["choices"]:
@@ -56,7 +63,8 @@ def test_hold_resolution_of_the_chute_gives_one_experience() -> None:
     # "The Dungeon Lord finds "Hold" ... the Hero earns 1 Experience token for choosing the
     # resolution "Hold.""
     # given the example card (Down the Chute / Force the Door Open); when it resolves on Hold
-    chute = next(s for s in catalog().of_type("story") if s["choices"][s["start"][1]]["name"] == "Force the Door Open")
+    stories = catalog().of_type("story")
+    chute = next(s for s in stories if s["choices"][s["start"][1]]["name"] == "Force the Door Open")
     hold = [r for r in chute["resolutions"].values() if r["name"] == "Hold"]
     # then the Hero gains 1 Experience
     assert [r["xp"] for r in hold] == [1]
