@@ -28,7 +28,8 @@ log = logging.getLogger("fallen.app")
 
 ALL = "all"
 RULES_POOLS = POOLS
-SINGLE_SERVICES = ("dice", "deck", *RULES_POOLS, "relay", "projections")
+BOT_POOLS: dict[str, tuple[str, ...]] = {"bots": (), "bots-worlds": ("worlds",)}
+SINGLE_SERVICES = ("dice", "deck", *RULES_POOLS, "relay", "projections", "matchmaking", *BOT_POOLS)
 
 
 @dataclass
@@ -39,6 +40,7 @@ class Backend:
     store: EventStore
     channels: list[grpc.aio.Channel] = field(default_factory=list)
     tasks: list[asyncio.Task[None]] = field(default_factory=list)
+    matchmaker: Any = None  # the Matchmaker when this server runs matchmaking
 
     @property
     def port(self) -> int:
@@ -71,12 +73,16 @@ async def serve(
     dice_addr: str | None = None,
     background: list[Callable[[], Coroutine[Any, Any, None]]] | None = None,
     extra_games: dict[str, GameRules] | None = None,
+    pools: str = "",
+    matchmaking_state: str = "memory",
     echo: bool = False,
 ) -> Backend:
     """Start serving one service (or all) on address; return the running backend.
 
-    echo adds the unauthenticated EchoService, the benchmark's raw-gRPC baseline; only
-    ``fallenctl bench`` asks for it, so a served backend never exposes it.
+    pools maps rules pools to endpoints for the matchmaker ('pool=host:port,...'); serving
+    all, every pool not named is this server itself. echo adds the unauthenticated
+    EchoService, the benchmark's raw-gRPC baseline; only ``fallenctl bench`` asks for it,
+    so a served backend never exposes it.
     """
     channels: list[grpc.aio.Channel] = []
     mounts: list[Mount] = [echo_mount()] if echo else []
@@ -86,10 +92,10 @@ async def serve(
         mounts += [dice_mount(dice), _deck_mount(store, dice), rules_mount(runner)]
     elif service == "dice":
         mounts.append(dice_mount(DiceEngine(store)))
-    elif service == "relay":
-        pass  # health and metrics only; the relay itself runs as a background job
-    elif service == "projections":
-        pass  # the read API and its runners are added below
+    elif service == "relay" or service in BOT_POOLS:
+        pass  # health and metrics only; the relay or the bot workers run as background jobs
+    elif service in ("projections", "matchmaking"):
+        pass  # added below
     elif service == "deck" or service in RULES_POOLS:
         if not dice_addr:
             raise ValueError(f"the {service} service alone needs --dice HOST:PORT")
@@ -109,7 +115,18 @@ async def serve(
         proj_mount, proj_job = projections(store, extra_games)
         mounts.append(proj_mount)
         background = [*(background or []), proj_job]
+    mm_pools, mm = None, None
+    if service in (ALL, "matchmaking"):
+        from services.matchmaking.wiring import matchmaking, open_state
+
+        if service == "matchmaking" and not pools:
+            raise ValueError("the matchmaking service alone needs --pools pool=HOST:PORT,...")
+        mm_mount, mm_job, mm_pools, mm = matchmaking(store, open_state(matchmaking_state), pools)
+        mounts.append(mm_mount)
+        background = [*(background or []), mm_job]
     running = await start_server(mounts, address)
+    if mm_pools is not None and "*" not in mm_pools.endpoints and service == ALL:
+        mm_pools.endpoints["*"] = f"127.0.0.1:{running.port}"
     tasks = [asyncio.create_task(job()) for job in background or []]
     log.info("serving", extra={"service": service, "address": address, "port": running.port})
-    return Backend(running=running, store=store, channels=channels, tasks=tasks)
+    return Backend(running=running, store=store, channels=channels, tasks=tasks, matchmaker=mm)

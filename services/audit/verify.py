@@ -25,7 +25,13 @@ from services.audit.dicecheck import Problem, check_deck, check_dice, deck_nonce
 from services.dice.ledger import ROLLED, SHUFFLE_DRAWN
 from services.kernel.canonical import GENESIS_HASH, canonical_json
 from services.kernel.envelope import Envelope, normalize_visibility, stream_game
-from services.kernel.games import GAME_CREATED, GAME_ENDED
+from services.kernel.games import (
+    GAME_CREATED,
+    GAME_ENDED,
+    SEAT_FORFEITED,
+    forfeit_outcome,
+    is_seat_event,
+)
 from services.kernel.upcast import REGISTRY, Upcasters, for_rules
 from services.projections.core import to_rules_event
 from services.projections.records import HASHED_FIELDS, record_envelope
@@ -185,6 +191,7 @@ class _Replay:
     used: set[int] = field(default_factory=set)
     live_hash: str = ""
     ended: bool = False
+    forfeit: str = ""
 
 
 def replay_state(
@@ -245,8 +252,15 @@ def replay_state(
                     what = f"state hash differs: live {rp.live_hash}, replay {replayed}"
                     problems.append((i, Mismatch(stream, env.version, what)))
                 outcome = rules.outcome(rp.state) or {}
+                if rp.forfeit:
+                    outcome = forfeit_outcome(list(created.get("seats", {})), rp.forfeit)
                 if strict and env.data.get("outcome") != json.loads(canonical_json(outcome)):
                     problems.append((i, Mismatch(stream, env.version, "outcome differs")))
+                k += 1
+                continue
+            if is_seat_event(env.type):  # timer facts, not engine events (docs/matchmaking.md)
+                if env.type == SEAT_FORFEITED:
+                    rp.forfeit = str(env.data.get("seat", ""))
                 k += 1
                 continue
             pending = rules.pending(rp.state) if k >= len(initial) else None

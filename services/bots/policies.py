@@ -66,7 +66,7 @@ def policy_for(game: str, name: str) -> Policy:
         module = importlib.import_module(f"services.rules.{game}.bot")
     except ModuleNotFoundError as exc:
         raise ValueError(f"no policy {name!r} for {game}; built-in: {sorted(BUILTIN)}") from exc
-    policies: dict[str, Policy] = module.POLICIES
+    policies: dict[str, Policy] = getattr(module, "POLICIES", {})
     if name not in policies:
         raise ValueError(
             f"no policy {name!r} for {game}; choose from {sorted([*BUILTIN, *policies])}"

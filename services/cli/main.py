@@ -12,9 +12,10 @@ from typing import Annotated, Any
 
 import typer
 
-from services.cli import bench_memory, bench_rules  # noqa: F401  (register `bench ...`)
+from services.cli import bench_bots, bench_memory, bench_rules  # noqa: F401  (register `bench ...`)
 from services.cli.bench import bench_app
 from services.cli.play import play, view
+from services.matchmaking import bench as _mmbench  # noqa: F401  (registers `bench matchmaking`)
 from services.projections import bench as _pbench  # noqa: F401  (bench projections, replay)
 from services.projections import bench_watch as _wbench  # noqa: F401  (bench watchers)
 from services.projections.cli import register as register_projections
@@ -53,6 +54,26 @@ def serve(
     shard: Annotated[
         int | None, typer.Option(envvar="FALLEN_SHARD", help="relay: the one shard to relay")
     ] = None,
+    pools: Annotated[
+        str,
+        typer.Option(
+            envvar="FALLEN_POOLS",
+            help="matchmaking: rules pool endpoints, pool=HOST:PORT,... ('*' = any pool)",
+        ),
+    ] = "",
+    matchmaking_state: Annotated[
+        str | None,
+        typer.Option(
+            envvar="FALLEN_MATCHMAKING_STATE",
+            help="matchmaking state: memory or redis://... (default: the store's Redis)",
+        ),
+    ] = None,
+    rules: Annotated[
+        str | None, typer.Option(envvar="FALLEN_RULES_ADDR", help="bots: rules service address")
+    ] = None,
+    workers: Annotated[
+        int, typer.Option(envvar="FALLEN_BOT_WORKERS", help="bots: workers in this process")
+    ] = 1,
     web_port: Annotated[
         int,
         typer.Option(
@@ -75,7 +96,37 @@ def serve(
         from prometheus_client import start_http_server
 
         start_http_server(metrics_port, addr=address.rsplit(":", 1)[0])
-    asyncio.run(_serve(service, address, store, stream, dice, shard, web_port))
+    from services.matchmaking.wiring import state_url_for
+
+    mm_state = matchmaking_state or state_url_for(store)
+    bots = (rules, workers) if service.startswith("bots") else None
+    asyncio.run(
+        _serve(service, address, store, stream, dice, shard, web_port, pools, mm_state, bots)
+    )
+
+
+def _bot_jobs(
+    service: str, store_url: str, bots: tuple[str | None, int], stop: asyncio.Event
+) -> list[Callable[[], Coroutine[Any, Any, None]]]:
+    """The bot workers of a bots pool (they read the Redis feed, act through rules gRPC)."""
+    from services.app import BOT_POOLS
+    from services.bots.worker import BotWorker
+    from services.kernel.store.factory import open_store
+    from services.kernel.store.redis import RedisEventStore
+
+    rules, workers = bots
+    store = open_store(store_url)
+    if not isinstance(store, RedisEventStore) or not rules:
+        raise typer.BadParameter(f"{service} needs --store redis://... and --rules HOST:PORT")
+    games = BOT_POOLS.get(service)
+    if games is None:
+        raise typer.BadParameter(f"unknown bot pool {service}; choose from {sorted(BOT_POOLS)}")
+    return [
+        functools.partial(
+            BotWorker(store.url, rules, store.prefix, store.shards, games=games).run, stop
+        )
+        for _ in range(max(1, workers))
+    ]
 
 
 async def _serve(
@@ -86,6 +137,9 @@ async def _serve(
     dice: str | None,
     shard: int | None,
     web_port: int = 0,
+    pools: str = "",
+    mm_state: str = "memory",
+    bots: tuple[str | None, int] | None = None,
 ) -> None:
     from services.app import serve as start
     from services.kernel.store.factory import open_store
@@ -103,11 +157,21 @@ async def _serve(
         for n in shards:
             relay = KafkaRelay(store, bootstrap, shard=n)
             background.append(functools.partial(relay.run_forever, stop))
+    elif bots is not None:
+        background += _bot_jobs(service, store_url, bots, stop)
     elif stream not in ("memory", "redis"):
         raise typer.BadParameter(
             f"--stream must be memory, redis or kafka://HOST:PORT, not {stream}"
         )
-    backend = await start(store, address, service, dice_addr=dice, background=background)
+    backend = await start(
+        store,
+        address,
+        service,
+        dice_addr=dice,
+        background=background,
+        pools=pools,
+        matchmaking_state=mm_state,
+    )
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError):

@@ -13,6 +13,46 @@ from services.kernel.store.base import EventStore
 GAME_CREATED = "GameCreated"
 GAME_ENDED = "GameEnded"
 GAME_ID_RE = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
+# Seat facts the matchmaker's turn timer records (docs/matchmaking.md); engines never see them.
+SEAT_WARNED = "SeatWarned"
+SEAT_FORFEITED = "SeatForfeited"
+SEAT_TAKEN_OVER = "SeatTakenOver"
+SEAT_RECLAIMED = "SeatReclaimed"
+SEAT_EVENTS = {
+    "warned": SEAT_WARNED,
+    "forfeited": SEAT_FORFEITED,
+    "taken_over": SEAT_TAKEN_OVER,
+    "reclaimed": SEAT_RECLAIMED,
+}
+KERNEL_EVENTS = frozenset({GAME_CREATED, GAME_ENDED, *SEAT_EVENTS.values()})
+
+
+def is_seat_event(event_type: str) -> bool:
+    """Return whether an event type is one of the kernel's seat facts."""
+    return event_type in SEAT_EVENTS.values()
+
+
+def forfeit_outcome(seats: list[str], forfeited: str) -> dict[str, Any]:
+    """Return the outcome of a game a seat forfeited: the other seat wins (2 seats),
+    else every other seat shares first place and the forfeiting seat is last."""
+    others = [s for s in seats if s != forfeited]
+    if len(others) == 1:
+        return {"winner": others[0], "forfeit": forfeited, "conclusion": "forfeit"}
+    return {"placements": [others, [forfeited]], "forfeit": forfeited, "conclusion": "forfeit"}
+
+
+def seat_status(current: dict[str, str], event_type: str, data: dict[str, Any]) -> dict[str, str]:
+    """Return seat -> status ("warned", "taken_over", ...) after one seat event."""
+    kind = next((k for k, t in SEAT_EVENTS.items() if t == event_type), "")
+    seat = str(data.get("seat", ""))
+    if not kind or not seat:
+        return current
+    out = dict(current)
+    if kind == "reclaimed":
+        out.pop(seat, None)
+    else:
+        out[seat] = kind
+    return out
 
 
 def check_game_id(game_id: str, field: str = "game_id") -> str:

@@ -16,7 +16,7 @@ from typing import Any
 
 from services.kernel.canonical import GENESIS_HASH
 from services.kernel.envelope import Envelope, stream_family
-from services.kernel.games import GAME_CREATED, GAME_ENDED
+from services.kernel.games import GAME_CREATED, GAME_ENDED, is_seat_event
 from services.kernel.upcast import REGISTRY, Upcasters, for_rules
 from services.rules.common.api import Event, GameRules
 
@@ -137,6 +137,8 @@ def _evolve(
         )
     if env.type == GAME_ENDED:
         return replace(proj, ended=True)
+    if is_seat_event(env.type):
+        return proj  # seat facts (docs/matchmaking.md) are not engine events
     if not proj.state_loaded:
         raise NeedsState(proj.game_id)
     if rules is None or proj.error or proj.state is None:

@@ -13,6 +13,7 @@ PoolSpec = Mapping[str, SeatRange | None]
 POOLS: dict[str, PoolSpec | None] = {
     "rules": None,
     "rules-fallen": {"fallen": None},
+    "rules-worlds": {"worlds": None},
     "rules-land": {"land": (2, 5)},
     "rules-land-epic": {"land": (6, 6)},
 }

@@ -9,6 +9,7 @@ from services.rules.common.api import GameRules
 
 ENGINES: dict[str, str] = {
     "fallen": "services.rules.fallen",
+    "worlds": "services.rules.worlds",
     "land": "services.rules.land",
 }
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from services.deck.engine import DeckEngine
@@ -19,7 +19,16 @@ from services.kernel.errors import (
     VersionConflict,
     quote,
 )
-from services.kernel.games import GAME_CREATED, GAME_ENDED, check_game_id, game_stream
+from services.kernel.games import (
+    GAME_CREATED,
+    GAME_ENDED,
+    KERNEL_EVENTS,
+    SEAT_EVENTS,
+    check_game_id,
+    forfeit_outcome,
+    game_stream,
+    seat_status,
+)
 from services.kernel.store.base import ANY_VERSION, CommandKey, EventStore
 from services.kernel.upcast import for_rules
 from services.rules.kernel.api import (
@@ -35,7 +44,6 @@ from services.rules.kernel.deck import DeckPort, DeckServicePort
 from services.rules.pools import PoolSpec, admits, describe, pool_for
 from services.rules.registry import load
 
-KERNEL_EVENTS = (GAME_CREATED, GAME_ENDED)
 MAX_CHANCE_STEPS = 500
 MAX_CACHED_GAMES = 5000
 RETRIES = 5
@@ -52,6 +60,8 @@ class Loaded:
     state: Any
     version: int
     ended: bool
+    outcome: Mapping[str, Any] | None = None
+    seat_status: Mapping[str, str] = field(default_factory=dict)
 
 
 def to_new_event(ev: Event, causation: str = "") -> NewEvent:
@@ -147,8 +157,20 @@ class GameRunner:
         if envs:
             state = fold(cached.rules, envs, cached.state)
             ended = cached.ended or any(e.type == GAME_ENDED for e in envs)
+            outcome = next((e.data.get("outcome") for e in envs if e.type == GAME_ENDED), None)
+            status = dict(cached.seat_status)
+            for e in envs:
+                status = seat_status(status, e.type, dict(e.data))
             cached = Loaded(
-                game_id, cached.game, cached.rules, cached.seats, state, envs[-1].version, ended
+                game_id,
+                cached.game,
+                cached.rules,
+                cached.seats,
+                state,
+                envs[-1].version,
+                ended,
+                outcome if outcome is not None else cached.outcome,
+                status,
             )
         if game_id not in self._cache and len(self._cache) >= MAX_CACHED_GAMES:
             self._cache.pop(next(iter(self._cache)))  # forget the oldest-loaded game
@@ -224,6 +246,29 @@ class GameRunner:
                 return await self.first_result(game_id, res.version), True
             return await self.run_chance(game_id), False
         raise RuleViolation("the game is busy; retry the command")
+
+    async def record_seat(
+        self, game_id: str, seat: str, kind: str, expected: int | None = None
+    ) -> Loaded:
+        """Append a seat fact (warned, forfeited, taken_over, reclaimed); a forfeit ends it."""
+        if kind not in SEAT_EVENTS:
+            raise InvalidArgument("kind", f"must be one of {sorted(SEAT_EVENTS)}")
+        loaded = await self.load(game_id)
+        if seat not in loaded.seats:
+            raise InvalidArgument("seat", f"game {game_id!r} has no seat {seat[:32]!r}")
+        if loaded.ended:
+            raise RuleViolation(f"game {game_id!r} is over")
+        if expected is not None and expected != loaded.version:
+            raise VersionConflict(game_stream(game_id), expected, loaded.version)
+        events = [NewEvent(SEAT_EVENTS[kind], {"seat": seat})]
+        if kind == "forfeited":
+            outcome = forfeit_outcome(list(loaded.seats), seat)
+            state_hash = loaded.rules.state_hash(loaded.state)
+            events.append(NewEvent(GAME_ENDED, {"outcome": outcome, "state_hash": state_hash}))
+        await self.store.append(game_stream(game_id), loaded.version, events)
+        if kind == "forfeited":
+            await self.dice.reveal(game_id)
+        return await self.load(game_id)
 
     async def first_result(self, game_id: str, version: int) -> Loaded:
         """Return the game as first answered to a command that ended at version: after the

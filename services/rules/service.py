@@ -8,7 +8,8 @@ import grpc
 from fallen.rules.v1 import rules_pb2, rules_pb2_grpc
 
 from services.kernel.auth import Principal
-from services.kernel.errors import InvalidArgument, PermissionDenied, quote
+from services.kernel.errors import InvalidArgument, PermissionDenied, RuleViolation, quote
+from services.kernel.games import SEAT_EVENTS
 from services.kernel.grpcx.rpc import rpc
 from services.kernel.grpcx.server import Mount
 from services.kernel.grpcx.structs import client_struct, to_struct
@@ -79,10 +80,14 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         loaded = await self.runner.load(request.game_id)
         seat = _authorize(loaded, principal, request.seat)
         expected = request.expected_version or None
+        if not principal.is_service and loaded.seat_status.get(seat) == "taken_over":
+            raise RuleViolation(
+                f"seat {seat!r} is played by a bot; reclaim it first (RecordSeatEvent reclaimed)"
+            )
         after, dedup = await self.runner.submit(
             request.game_id, Command(seat, request.kind, args), request.command_id, expected
         )
-        outcome = after.rules.outcome(after.state) if after.ended else None
+        outcome = after.outcome if after.ended else None
         return rules_pb2.SubmitCommandResponse(
             version=after.version,
             deduplicated=dedup,
@@ -121,8 +126,8 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         """Summarize a game; player ids only to its players and services."""
         loaded = await self.runner.load(request.game_id)
         insider = principal.is_service or principal.subject in loaded.seats.values()
-        outcome = loaded.rules.outcome(loaded.state) if loaded.ended else None
-        pending = loaded.rules.pending(loaded.state)
+        outcome = loaded.outcome if loaded.ended else None
+        pending = None if loaded.ended else loaded.rules.pending(loaded.state)
         return rules_pb2.GetGameResponse(
             game_id=loaded.game_id,
             game=loaded.game,
@@ -132,7 +137,29 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
             outcome=to_struct(outcome) if outcome else None,
             final_state_hash=loaded.rules.state_hash(loaded.state) if loaded.ended else "",
             waiting_for=pending.seat if pending else "",
+            seat_status=dict(loaded.seat_status),
         )
+
+    @rpc
+    async def RecordSeatEvent(
+        self,
+        request: rules_pb2.RecordSeatEventRequest,
+        context: grpc.aio.ServicerContext,
+        principal: Principal,
+    ) -> rules_pb2.RecordSeatEventResponse:
+        """Append a turn-timer seat fact."""
+        if request.kind not in SEAT_EVENTS:
+            raise InvalidArgument("kind", f"must be one of {sorted(SEAT_EVENTS)}")
+        loaded = await self.runner.load(request.game_id)
+        if request.kind == "reclaimed":
+            _authorize(loaded, principal, request.seat)
+            if loaded.seat_status.get(request.seat) != "taken_over":
+                raise RuleViolation(f"seat {request.seat!r} is not taken over")
+        else:
+            principal.require_service()
+        expected = request.expected_version or None
+        after = await self.runner.record_seat(request.game_id, request.seat, request.kind, expected)
+        return rules_pb2.RecordSeatEventResponse(version=after.version, ended=after.ended)
 
     @rpc
     async def ListGames(

@@ -32,8 +32,8 @@ from services.projections.viewstore import open_view_store
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
 
-# The services `fallenctl serve` runs today. rules-worlds, matchmaking and bots-worlds (bot
-# worker pool, HPA) come later with their games (deploy/README.md, "Not deployed yet").
+# The services `fallenctl serve` runs today. rules-worlds and bots-worlds (bot worker pool,
+# HPA) come later with their games (deploy/README.md, "Not deployed yet").
 FALLEN_SERVICES = (
     "dice",
     "deck",
@@ -42,6 +42,7 @@ FALLEN_SERVICES = (
     "rules-land-epic",
     "projections",
     "relay",
+    "matchmaking",
 )
 # Workers: they run the same image with its ENTRYPOINT (`fallenctl serve`) replaced by
 # another fallenctl command, and serve neither gRPC nor metrics. They are exempt, by name
@@ -57,9 +58,9 @@ SERVE = ("fallenctl", "serve")  # the image ENTRYPOINT
 # dev scales them to 0, base leaves replicas to the overlays).
 POOL_HPA = {"rules-fallen", "rules-land", "rules-land-epic"}
 PROD_ONLY_HPA = {"projections-worker"}
-PUBLISHED = {"rules-fallen", "rules-land", "rules-land-epic"}
+PUBLISHED = {"rules-fallen", "rules-land", "rules-land-epic", "matchmaking"}
 NEEDS_DICE = {"deck", "rules-fallen", "rules-land", "rules-land-epic"}
-NOT_YET = {"rules-worlds", "matchmaking", "bots-worlds"}
+NOT_YET = {"rules-worlds", "bots-worlds"}
 GRPC_PORT = 50051
 METRICS_PORT = 9100
 SECRET_NAME = "fallen-secrets"

@@ -1,0 +1,252 @@
+"""The bot worker pool: workers learn from the event feed that a bot seat must act, and act.
+
+Each worker is one consumer of a Redis consumer group on the store's global feed (every
+shard). For an event of a game whose GameCreated options name bot seats (`bots`), the
+worker asks the rules service (gRPC, as any client) whose turn it is; if a bot seat must
+act it picks a move with the game's bot policy and submits it. N workers share the feed;
+an entry is acknowledged only after its move is submitted, and entries a dead worker
+never acknowledged are claimed by the others after `claim_idle_ms`, so a killed worker
+loses no game. Moves are idempotent: the command id is
+`bot:<policy>@<version>:<seed>:<seat>:<game version>`, the same for every worker, so a
+move made twice is deduplicated by the rules service, and the bot's policy, version and
+seed are in the game log (each event's causation id) for a disputed game to replay.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import logging
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+import redis.asyncio as aioredis
+from fallen.projections.v1 import projections_pb2, projections_pb2_grpc
+from fallen.rules.v1 import rules_pb2, rules_pb2_grpc
+from redis.exceptions import ResponseError
+
+from services.bots.policies import Policy, Turn, parse_choices, policy_for
+from services.kernel.auth import issue_token
+from services.kernel.envelope import Envelope
+from services.kernel.games import GAME_CREATED, game_info
+from services.kernel.grpcx.structs import struct_to_py, to_struct
+from services.kernel.store.redis import RedisEventStore, feed_envelopes, feed_key, read_entries
+
+log = logging.getLogger("fallen.bots")
+
+BOT_VERSION = "1"
+GROUP = "bots"
+BATCH = 50
+BLOCK_MS = 500
+CLAIM_IDLE_MS = 3_000
+RETRYABLE = (grpc.StatusCode.ABORTED, grpc.StatusCode.FAILED_PRECONDITION)
+
+
+@dataclass(frozen=True)
+class BotGame:
+    """A game's bot seats, the policy name and the bot seed (from GameCreated options)."""
+
+    game: str
+    seats: tuple[str, ...]
+    policy: str
+    seed: str
+
+
+def bot_game(created: Mapping[str, Any], game_id: str) -> BotGame | None:
+    """Read the bot settings of a game from its GameCreated payload (None: no bot seats)."""
+    options = created.get("options") or {}
+    bots = options.get("bots") or []
+    if not bots:
+        return None
+    seed = str(options.get("bot_seed") or hashlib.sha256(game_id.encode()).hexdigest()[:16])
+    return BotGame(
+        str(created.get("game", "")), tuple(bots), str(options.get("bot_policy", "random")), seed
+    )
+
+
+def command_id(bot: BotGame, seat: str, version: int) -> str:
+    """The move's id: the same on every worker, and it names policy, version and seed."""
+    return f"bot:{bot.policy}@{BOT_VERSION}:{bot.seed}:{seat}:{version}"
+
+
+class BotWorker:
+    """One worker of the pool (run several, in one process or many).
+
+    `games` limits the pool to some game kinds (its group is then `bots-<games>`, so each
+    pool sees every entry once); empty serves every game.
+    """
+
+    def __init__(
+        self,
+        redis_url: str,
+        rules_target: str,
+        prefix: str = "fallen",
+        shards: int = 1,
+        consumer: str = "",
+        claim_idle_ms: int = CLAIM_IDLE_MS,
+        policies: Callable[[str, str], Policy] = policy_for,
+        games: tuple[str, ...] = (),
+        views_target: str = "",
+    ) -> None:
+        self.keys = [feed_key(prefix, n) for n in range(shards)]
+        self.consumer = consumer or f"bot-{uuid.uuid4().hex[:8]}"
+        self.claim_idle_ms = claim_idle_ms
+        self.policies = policies
+        self.games = games
+        self.group = f"{GROUP}-{'-'.join(games)}" if games else GROUP
+        self.moves = 0
+        self._redis: aioredis.Redis = aioredis.from_url(redis_url, decode_responses=True)
+        self._store = RedisEventStore(redis_url, shards=shards, prefix=prefix)
+        self._channel = grpc.aio.insecure_channel(rules_target)
+        self._stub = rules_pb2_grpc.RulesServiceStub(self._channel)
+        self._views_channel = grpc.aio.insecure_channel(views_target or rules_target)
+        self._views = projections_pb2_grpc.ProjectionServiceStub(self._views_channel)
+        token = issue_token("bots", service=True)
+        self._md = (("authorization", f"Bearer {token}"),)
+        self._games: dict[str, BotGame | None] = {}
+
+    async def _ensure_groups(self) -> None:
+        for key in self.keys:
+            try:
+                await self._redis.xgroup_create(key, self.group, id="$", mkstream=True)
+            except ResponseError as exc:
+                if "BUSYGROUP" not in str(exc):
+                    raise
+
+    async def _claim(self) -> list[tuple[str, str, Envelope]]:
+        """Entries another worker took but never acknowledged for claim_idle_ms."""
+        out: list[tuple[str, str, Envelope]] = []
+        for key in self.keys:
+            reply = await self._redis.xautoclaim(
+                key, self.group, self.consumer, self.claim_idle_ms, "0-0", count=BATCH
+            )
+            out += [(key, i, env) for i, env in feed_envelopes(list(reply[1]))]
+        return out
+
+    async def _read(self) -> list[tuple[str, str, Envelope]]:
+        streams: dict[Any, Any] = dict.fromkeys(self.keys, ">")
+        reply = await self._redis.xreadgroup(
+            self.group, self.consumer, streams, count=BATCH, block=BLOCK_MS
+        )
+        out: list[tuple[str, str, Envelope]] = []
+        for item in reply or []:
+            key = str(item[0])
+            out += [(key, i, env) for i, env in feed_envelopes(read_entries([item]))]
+        return out
+
+    async def _config(self, env: Envelope) -> tuple[str, BotGame | None]:
+        game_id = env.stream.removeprefix("game-")
+        if env.type == GAME_CREATED:
+            self._games[game_id] = bot_game(env.data, game_id)
+        elif game_id not in self._games:
+            self._games[game_id] = bot_game(await game_info(self._store, game_id), game_id)
+        return game_id, self._games[game_id]
+
+    async def act(self, game_id: str, bot: BotGame) -> bool:
+        """Make the bot's move if a bot seat must act now; return whether one was submitted."""
+        summary = await self._stub.GetGame(
+            rules_pb2.GetGameRequest(game_id=game_id), metadata=self._md
+        )
+        seat = summary.waiting_for
+        if summary.ended or seat not in bot.seats:
+            return False
+        legal = await self._stub.ListLegalCommands(
+            rules_pb2.ListLegalCommandsRequest(game_id=game_id, seat=seat), metadata=self._md
+        )
+        choices = parse_choices(legal.commands)
+        if not choices:
+            return False
+        view = await self._views.GetView(
+            projections_pb2.GetViewRequest(
+                game_id=game_id, seat=seat, min_version=legal.version, wait_ms=10_000
+            ),
+            metadata=self._md,
+        )
+        turn = Turn(
+            bot.game, game_id, seat, legal.version, struct_to_py(view.view), choices, bot.seed
+        )
+        pick = choices[self.policies(bot.game, bot.policy)(turn)]
+        try:
+            await self._stub.SubmitCommand(
+                rules_pb2.SubmitCommandRequest(
+                    game_id=game_id,
+                    seat=seat,
+                    kind=pick.kind,
+                    args=to_struct(pick.args),
+                    command_id=command_id(bot, seat, legal.version),
+                    expected_version=legal.version,
+                ),
+                metadata=self._md,
+            )
+        except grpc.aio.AioRpcError as err:
+            if err.code() not in RETRYABLE:
+                raise
+            return False  # another worker moved first; its events wake us again
+        self.moves += 1
+        return True
+
+    async def handle(self, env: Envelope) -> None:
+        """React to one feed entry."""
+        if not env.stream.startswith("game-"):
+            return
+        game_id, bot = await self._config(env)
+        if bot is not None and (not self.games or bot.game in self.games):
+            await self.act(game_id, bot)
+
+    async def step(self) -> int:
+        """Claim abandoned entries, read new ones, act, acknowledge; return entries handled.
+
+        A command appends several events; the worker acts once per game per batch (on its
+        last entry, every GameCreated still read for its options) and acknowledges all of
+        that game's entries together after the move.
+        """
+        entries = await self._claim() + await self._read()
+        by_game: dict[str, list[tuple[str, str, Envelope]]] = {}
+        for entry in entries:
+            by_game.setdefault(entry[2].stream, []).append(entry)
+        for group in by_game.values():
+            try:
+                for _, _, env in group[:-1]:
+                    if env.type == GAME_CREATED and env.stream.startswith("game-"):
+                        await self._config(env)
+                await self.handle(group[-1][2])
+            except grpc.aio.AioRpcError as err:
+                log.warning(
+                    "bot move failed: %s", err.code().name, extra={"stream": group[-1][2].stream}
+                )
+                continue  # left unacknowledged: claimed again after claim_idle_ms
+            for key, entry_id, _ in group:
+                await self._redis.xack(key, self.group, entry_id)
+        return len(entries)
+
+    async def run(self, stop: asyncio.Event | None = None) -> None:
+        """Serve until stop is set (or the task is cancelled)."""
+        stop = stop or asyncio.Event()
+        await self._ensure_groups()
+        while not stop.is_set():
+            try:
+                await self.step()
+            except Exception:
+                log.exception("bot worker step failed; retrying")
+                await asyncio.sleep(BLOCK_MS / 1000)
+
+    async def lag(self) -> int:
+        """Entries of the group not yet delivered plus delivered but not acknowledged."""
+        total = 0
+        for key in self.keys:
+            for info in await self._redis.xinfo_groups(key):
+                if info.get("name") == self.group:
+                    total += int(info.get("lag") or 0) + int(info.get("pending") or 0)
+        return total
+
+    async def close(self) -> None:
+        """Close connections."""
+        with contextlib.suppress(Exception):
+            await self._channel.close()
+            await self._views_channel.close()
+        await self._store.close()
+        await self._redis.aclose()

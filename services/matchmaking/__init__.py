@@ -1,0 +1,1 @@
+"""Matchmaking: queues per game and mode, skill ratings, routing, quiet-seat timers."""

@@ -1,0 +1,142 @@
+"""The matchmaker's side of the rules API: one adapter per call, routed by pool name.
+
+Only this module builds rules requests, so a change of the rules protos is a change here
+alone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+from fallen.rules.v1 import rules_pb2, rules_pb2_grpc
+
+from services.kernel.errors import RuleViolation
+from services.kernel.grpcx.client import ServiceCredentials, raise_domain_error
+from services.kernel.grpcx.structs import to_struct
+
+SERVICE = "matchmaking"
+
+
+def parse_pools(text: str) -> dict[str, str]:
+    """Return pool -> endpoint from 'pool=host:port,...' ('*' is the default endpoint)."""
+    out = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        name, sep, addr = part.partition("=")
+        if not sep or not name or not addr:
+            raise ValueError(f"pool endpoint {part!r} must read pool=host:port")
+        out[name.strip()] = addr.strip()
+    return out
+
+
+@dataclass(frozen=True)
+class GameSummary:
+    """What the timer needs of a game: version, whose turn, seats and their status."""
+
+    version: int
+    ended: bool
+    waiting_for: str
+    seats: Mapping[str, str]
+    seat_status: Mapping[str, str]
+
+
+class Pools:
+    """gRPC stubs of the rules pools, with a service token on every call."""
+
+    def __init__(self, endpoints: Mapping[str, str]) -> None:
+        self.endpoints = dict(endpoints)
+        self.creds = ServiceCredentials(SERVICE)
+        self._stubs: dict[str, rules_pb2_grpc.RulesServiceStub] = {}
+        self._channels: list[grpc.aio.Channel] = []
+
+    def endpoint(self, pool: str) -> str:
+        """Return the address of a pool (or the default '*'); raise when none is configured."""
+        addr = self.endpoints.get(pool) or self.endpoints.get("*")
+        if not addr:
+            raise RuleViolation(f"no endpoint is configured for pool {pool!r}")
+        return addr
+
+    def stub(self, endpoint: str) -> rules_pb2_grpc.RulesServiceStub:
+        """Return a (cached) stub for an endpoint."""
+        if endpoint not in self._stubs:
+            channel = grpc.aio.insecure_channel(endpoint)
+            self._channels.append(channel)
+            self._stubs[endpoint] = rules_pb2_grpc.RulesServiceStub(channel)
+        return self._stubs[endpoint]
+
+    async def create_game(
+        self,
+        endpoint: str,
+        game: str,
+        game_id: str,
+        seats: Mapping[str, str],
+        options: Mapping[str, Any],
+    ) -> str:
+        """Create a game on a pool; return its dice commitment."""
+        req = rules_pb2.CreateGameRequest(
+            game=game, game_id=game_id, seats=dict(seats), options=to_struct(options)
+        )
+        try:
+            res = await self.stub(endpoint).CreateGame(req, metadata=self.creds.metadata())
+        except grpc.aio.AioRpcError as err:
+            raise_domain_error(err)
+        return str(res.dice_commitment)
+
+    async def summary(self, endpoint: str, game_id: str) -> GameSummary:
+        """Return a game's version, turn and seat status."""
+        req = rules_pb2.GetGameRequest(game_id=game_id)
+        try:
+            res = await self.stub(endpoint).GetGame(req, metadata=self.creds.metadata())
+        except grpc.aio.AioRpcError as err:
+            raise_domain_error(err)
+        return GameSummary(
+            res.version, res.ended, res.waiting_for, dict(res.seats), dict(res.seat_status)
+        )
+
+    async def record_seat(
+        self, endpoint: str, game_id: str, seat: str, kind: str, expected: int
+    ) -> None:
+        """Append a seat fact at an expected version."""
+        req = rules_pb2.RecordSeatEventRequest(
+            game_id=game_id, seat=seat, kind=kind, expected_version=expected
+        )
+        try:
+            await self.stub(endpoint).RecordSeatEvent(req, metadata=self.creds.metadata())
+        except grpc.aio.AioRpcError as err:
+            raise_domain_error(err)
+
+    async def act_for(self, endpoint: str, game_id: str, seat: str, version: int) -> bool:
+        """Play one legal command for a bot seat (picked by a hash of game, seat and version,
+        so replicas agree); return whether it acted."""
+        md = self.creds.metadata()
+        stub = self.stub(endpoint)
+        try:
+            legal = await stub.ListLegalCommands(
+                rules_pb2.ListLegalCommandsRequest(game_id=game_id, seat=seat), metadata=md
+            )
+            if legal.version != version or not legal.commands:
+                return False
+            digest = hashlib.sha256(f"{game_id}:{seat}:{version}".encode()).digest()
+            first = legal.commands[int.from_bytes(digest[:8], "big") % len(legal.commands)]
+            await stub.SubmitCommand(
+                rules_pb2.SubmitCommandRequest(
+                    game_id=game_id,
+                    seat=seat,
+                    kind=first.kind,
+                    args=first.args,
+                    command_id=f"bot-{seat}-{version}",
+                    expected_version=version,
+                ),
+                metadata=md,
+            )
+        except grpc.aio.AioRpcError as err:
+            raise_domain_error(err)
+        return True
+
+    async def close(self) -> None:
+        """Close every channel."""
+        for ch in self._channels:
+            await ch.close()

@@ -1,0 +1,120 @@
+"""The turn timer: warn a quiet seat, then forfeit it or hand it to a bot; bots act.
+
+Deadlines come from the game's own log (the time of its last event), so a restarted
+scheduler picks up exactly where the log says the game is.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any, Protocol
+
+from services.kernel.errors import DomainError
+from services.kernel.games import SEAT_WARNED, game_stream
+from services.kernel.store.base import EventStore
+from services.matchmaking.model import BOT_PREFIX, GameRecord
+from services.matchmaking.modes import Mode
+from services.matchmaking.pools import GameSummary
+from services.matchmaking.state import MatchState
+
+log = logging.getLogger("fallen.matchmaking.timers")
+IDLE, WARN, FORFEIT, TAKE_OVER, BOT = "idle", "warned", "forfeited", "taken_over", "bot"
+
+
+class RulesPort(Protocol):
+    """The rules calls the timer needs (Pools is the real one)."""
+
+    async def summary(self, endpoint: str, game_id: str) -> GameSummary:
+        """Return a game's summary."""
+        ...
+
+    async def record_seat(
+        self, endpoint: str, game_id: str, seat: str, kind: str, expected: int
+    ) -> None:
+        """Append a seat fact."""
+        ...
+
+    async def act_for(self, endpoint: str, game_id: str, seat: str, version: int) -> bool:
+        """Play one command for a bot seat."""
+        ...
+
+
+def decide_timer(
+    mode: Mode,
+    record: GameRecord,
+    game: GameSummary,
+    last_type: str,
+    last_seat: str,
+    idle_s: float,
+) -> str:
+    """Return what the timer does now: idle, warned, forfeited, taken_over or bot (act)."""
+    seat = game.waiting_for
+    if game.ended or seat not in game.seats:
+        return IDLE
+    if game.seats[seat].startswith(BOT_PREFIX) or game.seat_status.get(seat) == TAKE_OVER:
+        return BOT
+    if last_type == SEAT_WARNED and last_seat == seat:
+        if idle_s < mode.grace_s:
+            return IDLE
+        return TAKE_OVER if mode.quiet == "takeover" or seat in record.takeover else FORFEIT
+    return WARN if idle_s >= mode.turn_timer_s else IDLE
+
+
+def _age(occurred_at: str, now: float) -> float:
+    return now - datetime.fromisoformat(occurred_at).timestamp()
+
+
+async def check_game(
+    state: MatchState,
+    store: EventStore,
+    rules: RulesPort,
+    modes: Mapping[str, Mode],
+    game_id: str,
+    now: float,
+) -> str:
+    """Look at one live game and act on its quiet seat; return the action taken."""
+    record = await state.game(game_id)
+    mode = modes.get(f"{record.game}/{record.mode}") if record else None
+    if record is None or mode is None:
+        await state.end_game(game_id)
+        return IDLE
+    game = await rules.summary(record.endpoint, game_id)
+    if game.ended:
+        return IDLE  # the feed follower closes and rates it
+    envs = await store.read(game_stream(game_id), max(game.version, 1))
+    if not envs:
+        return IDLE
+    last: Any = envs[-1]
+    action = decide_timer(
+        mode, record, game, last.type, str(last.data.get("seat", "")), _age(last.occurred_at, now)
+    )
+    try:
+        if action == BOT:
+            acted = await rules.act_for(record.endpoint, game_id, game.waiting_for, game.version)
+            return BOT if acted else IDLE
+        if action != IDLE:
+            await rules.record_seat(
+                record.endpoint, game_id, game.waiting_for, action, game.version
+            )
+    except DomainError as exc:  # another replica acted first, or the player did
+        log.info("timer skipped", extra={"game_id": game_id, "reason": str(exc)[:120]})
+        return IDLE
+    return action
+
+
+async def check_all(
+    state: MatchState, store: EventStore, rules: RulesPort, modes: Mapping[str, Mode], now: float
+) -> dict[str, str]:
+    """Check every live game once; return game id -> action for those that acted."""
+    done = {}
+    for game_id in await state.live_games():
+        try:
+            action = await check_game(state, store, rules, modes, game_id, now)
+        except DomainError as exc:
+            log.info("timer check failed", extra={"game_id": game_id, "reason": str(exc)[:120]})
+            continue
+        if action != IDLE:
+            done[game_id] = action
+    return done

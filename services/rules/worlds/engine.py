@@ -1,0 +1,118 @@
+"""Fallen Worlds on the engine kernel: setup, view and outcome (the turn is in flow*.py)."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from services.kernel.errors import InvalidArgument
+from services.rules.kernel.api import Event, Setup
+from services.rules.kernel.engine import KernelRules
+from services.rules.kernel.state import State, dumps, to_json
+from services.rules.worlds import flow_combat  # noqa: F401  (registers the combat tasks)
+from services.rules.worlds import options as game_options
+from services.rules.worlds.board import stats
+from services.rules.worlds.facts import fact
+from services.rules.worlds.flow import REGISTRY, emit
+from services.rules.worlds.state import SEATS, WorldsState
+from services.rules.worlds.table import Table
+
+
+class WorldsRules(KernelRules):
+    """The Fallen Worlds engine."""
+
+    game = "worlds"
+    seats = SEATS
+    registry = REGISTRY
+    schemas = {
+        "done": {},
+        "deploy": {"card": str, "on?": str, "target?": str},
+        "use": {"uid": str, "ability": int, "target?": str},
+        "attack": {"uid": str},
+        "block": {"defender": str, "attacker": str},
+        "order": {"uid": str, "order": str, "target?": str},
+        "discard": {"card": str},
+    }
+
+    def initial_state(self) -> State:
+        """The empty state."""
+        return WorldsState()
+
+    def initial_events(self, game_id: str, setup: Setup) -> list[Event]:
+        """Check the decks, form both libraries in the deck service, deal five, pick who starts."""
+        if set(setup.seats) != set(SEATS):
+            raise InvalidArgument("seats", f"Fallen Worlds has seats {SEATS}")
+        opts = game_options.parse(setup.options)
+        ctx = REGISTRY.ctx(WorldsState())
+        ctx.emit("game_created", {"game_id": game_id})
+        sizes = [len(opts.libraries[s]) for s in SEATS]
+        emit(
+            ctx,
+            [fact("game_started", seats=list(SEATS), library_sizes=sizes, bots=list(opts.bots))],
+        )
+        forms = [("form", {"seat": s, "cards": list(opts.libraries[s])}) for s in SEATS]
+        deals = [("draw", {"seat": s, "n": 5}) for s in SEATS]
+        ctx.push(*forms, *deals, ("first", {"human": opts.human_starts}))
+        ctx.run()
+        return ctx.finish()
+
+    def view(self, state: State, seat: str | None) -> dict[str, Any]:
+        """What a seat sees: public board and counts, its own hand only."""
+        assert isinstance(state, WorldsState)
+        t = state.table
+        p = state.pending
+        return {
+            "sides": {s.seat: _side(t, s.seat, seat) for s in t.board.sides},
+            "play": [_card(t, c.uid) for c in t.board.play],
+            "turn": {
+                "active": t.turn.active,
+                "number": t.turn.number,
+                "phase": t.turn.phase,
+                "attackers": list(t.turn.attackers),
+                "blocks": {d: list(a) for d, a in t.turn.blocks},
+            },
+            "pending": {"seat": p["seat"], "kind": p["kind"], "prompt": p["prompt"]} if p else None,
+            "winner": state.winner,
+            "next_uid": t.board.next_uid,
+        }
+
+    def outcome(self, state: State) -> dict[str, Any] | None:
+        """The winner once over."""
+        return {"winner": state.winner} if state.phase == "over" else None
+
+    def state_hash(self, state: State) -> str:
+        """Hash of the kernel state and the table."""
+        assert isinstance(state, WorldsState)
+        body = dumps(to_json(state)) + repr(state.table)
+        return hashlib.sha256(body.encode()).hexdigest()
+
+
+def _side(t: Table, who: str, viewer: str | None) -> dict[str, Any]:
+    s = t.board.side(who)
+    return {
+        "capital": s.capital,
+        "pool": s.pool,
+        "library": s.library,
+        "hand": list(s.hand) if viewer == who else len(s.hand),
+        "graveyard": list(s.graveyard),
+        "scenario_deployed": s.scenario_deployed,
+    }
+
+
+def _card(t: Table, uid: str) -> dict[str, Any]:
+    c = t.board.get(uid)
+    st = stats(t.board, uid)
+    return {
+        "uid": uid,
+        "card": c.card,
+        "owner": c.owner,
+        "damage": c.damage,
+        "locked": c.locked,
+        "fresh": c.fresh,
+        "attached": list(c.attached),
+        "used": list(c.used),
+        "stats": {"dmg": st.dmg, "atk": st.atk, "def": st.defence, "hp": st.hp},
+    }
+
+
+RULES = WorldsRules()

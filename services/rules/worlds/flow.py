@@ -1,0 +1,189 @@
+"""The turn on the kernel: tasks run the phases (steps), decisions list the choices."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from services.rules.kernel.api import ChanceRequest, Event
+from services.rules.kernel.flow import Args, Ctx, Registry
+from services.rules.worlds import choices, steps
+from services.rules.worlds.facts import fact
+from services.rules.worlds.state import ZONES, WorldsState, evolve, library
+from services.rules.worlds.table import Table
+
+REGISTRY = Registry("worlds", ZONES, evolve_fn=evolve)
+task, answer = REGISTRY.task, REGISTRY.answer
+
+
+def table(ctx: Ctx) -> Table:
+    """The working table."""
+    state = ctx.state
+    assert isinstance(state, WorldsState)
+    return state.table
+
+
+def emit(ctx: Ctx, events: Sequence[Event]) -> None:
+    """Record Worlds facts."""
+    for e in events:
+        ctx.emit(e.type, e.data, e.visibility)
+
+
+def check_end(ctx: Ctx) -> bool:
+    """End the game when a Capital reached zero; return whether it ended."""
+    ended = steps.ending(table(ctx))
+    if ended:
+        emit(ctx, ended)
+        ctx.emit("game_over", {"winner": ended[0].data["winner"]})
+    return bool(ended)
+
+
+@task("form")
+def _form(ctx: Ctx, a: Args) -> None:
+    deck = library(a["seat"])
+    req = ChanceRequest(
+        "deck_form", f"form {deck}", deck=deck, cards=tuple(a["cards"]), shuffled=True
+    )
+    ctx.deal(req, "formed")
+
+
+@task("formed")
+def _formed(ctx: Ctx, a: Args) -> None:
+    return None
+
+
+@task("draw")
+def _draw(ctx: Ctx, a: Args) -> None:
+    seat = a["seat"]
+    n = min(int(a["n"]), table(ctx).board.side(seat).library)
+    if n > 0:
+        req = ChanceRequest(
+            "deck_draw", f"{seat} draws", deck=library(seat), count=n, visible_to=(seat,)
+        )
+        ctx.deal(req, "drawn", seat=seat)
+
+
+@task("drawn")
+def _drawn(ctx: Ctx, a: Args) -> None:
+    seat = a["seat"]
+    for card in a["cards"]:
+        emit(ctx, steps.drawn(seat, card, table(ctx).board.side(seat).library - 1))
+
+
+@task("first")
+def _first(ctx: Ctx, a: Args) -> None:
+    if a.get("human"):
+        ctx.emit("first_player_chosen", {"seat": a["human"], "how": "bot_game"})
+        ctx.push(("turn", {"seat": a["human"]}))
+    else:
+        ctx.roll(["d6"], "first player", "first_rolled")
+
+
+@task("first_rolled")
+def _first_rolled(ctx: Ctx, a: Args) -> None:
+    seat = "p1" if int(a["faces"][0]) <= 3 else "p2"
+    ctx.emit("first_player_chosen", {"seat": seat, "how": "chance"})
+    ctx.push(("turn", {"seat": seat}))
+
+
+@task("turn")
+def _turn(ctx: Ctx, a: Args) -> None:
+    emit(ctx, steps.begin_turn(table(ctx), a["seat"]))
+    ctx.roll(["worlds_resource", "worlds_resource"], "resources", "resources", seat=a["seat"])
+
+
+@task("resources")
+def _resources(ctx: Ctx, a: Args) -> None:
+    seat = a["seat"]
+    emit(ctx, steps.resources_phase(table(ctx), [int(f) for f in a["faces"]]))
+    emit(ctx, steps.healing_phase(table(ctx)))
+    ctx.push(("act", {"seat": seat, "deploy": False, "next": ["draw_phase", {"seat": seat}]}))
+
+
+@task("draw_phase")
+def _draw_phase(ctx: Ctx, a: Args) -> None:
+    seat = a["seat"]
+    emit(ctx, [fact("phase_started", seat=seat, phase="draw")])
+    if table(ctx).board.side(seat).library > 0:
+        ctx.push(("draw", {"seat": seat, "n": 1}), ("deploy", {"seat": seat}))
+        return
+    emit(ctx, steps.empty_library_cost(table(ctx)))
+    if not check_end(ctx):
+        ctx.push(("deploy", {"seat": seat}))
+
+
+@task("deploy")
+def _deploy(ctx: Ctx, a: Args) -> None:
+    seat = a["seat"]
+    foe = table(ctx).board.other(seat)
+    emit(ctx, [fact("phase_started", seat=seat, phase="deploy")])
+    window = ["act", {"seat": foe, "deploy": False, "next": ["combat", {"seat": seat}]}]
+    ctx.push(("act", {"seat": seat, "deploy": True, "next": window}))
+
+
+def action_options(t: Table, seat: str, deploy: bool) -> list[tuple[str, Args]]:
+    """Abilities (and deploys in the seat's Deploy phase) after "done"."""
+    opts: list[tuple[str, Args]] = [("done", {})]
+    opts += [("use", o) for o in choices.ability_options(t, seat)]
+    if deploy:
+        opts += [("deploy", o) for o in choices.deploy_options(t, seat)]
+    return opts
+
+
+@task("act")
+def _act(ctx: Ctx, a: Args) -> None:
+    opts = action_options(table(ctx), a["seat"], bool(a["deploy"]))
+    if len(opts) == 1:
+        ctx.push((a["next"][0], a["next"][1]))
+        return
+    what = "deploy, use an ability or done" if a["deploy"] else "use an ability or done"
+    ctx.ask(
+        a["seat"], "act", "acted", what, opts, actor=a["seat"], deploy=a["deploy"], next=a["next"]
+    )
+
+
+@answer("acted")
+def _acted(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
+    seat = data["actor"]
+    if kind == "done":
+        ctx.push((data["next"][0], data["next"][1]))
+        return
+    handler = choices.deploy_events if kind == "deploy" else choices.ability_events
+    events, draws = handler(table(ctx), seat, dict(args))
+    emit(ctx, events)
+    if check_end(ctx):
+        return
+    again = {"seat": seat, "deploy": data["deploy"], "next": data["next"]}
+    ctx.push(("draw", {"seat": seat, "n": draws}), ("act", again))
+
+
+@task("combat")
+def _combat(ctx: Ctx, a: Args) -> None:
+    emit(ctx, [fact("phase_started", seat=a["seat"], phase="combat")])
+    ctx.push(("attack", a))
+
+
+def _declare(ctx: Ctx, seat: str, kind: str, opts: list[Args], resume: str, **data: Any) -> None:
+    prompt = f"{kind} or done" if kind != "order" else "give each unchallenged attacker an order"
+    listed = [(kind, o) for o in opts]
+    ctx.ask(
+        seat, kind, resume, prompt, listed if kind == "order" else [("done", {}), *listed], **data
+    )
+
+
+@task("attack")
+def _attack(ctx: Ctx, a: Args) -> None:
+    opts = choices.attack_options(table(ctx))
+    if not opts:
+        ctx.push(("block", a))
+        return
+    _declare(ctx, a["seat"], "attack", opts, "attacked", active=a["seat"])
+
+
+@answer("attacked")
+def _attacked(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
+    if kind == "done":
+        ctx.push(("block", {"seat": data["active"]}))
+        return
+    emit(ctx, [fact("attacker_declared", seat=data["active"], uid=args["uid"])])
+    ctx.push(("attack", {"seat": data["active"]}))

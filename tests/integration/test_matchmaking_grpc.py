@@ -1,0 +1,280 @@
+"""Matchmaking through the real backend: Fallen and Land Epic matches, ratings, quiet seats.
+
+The backend serves everything on one port; a second server is the rules-land-epic pool
+(the Land engine is a test double, tests/support/seat_race.py, until Land is registered).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+import grpc
+import pytest
+from fallen.matchmaking.v1 import matchmaking_pb2 as pb
+from fallen.matchmaking.v1 import matchmaking_pb2_grpc as pb_grpc
+from fallen.rules.v1 import rules_pb2, rules_pb2_grpc
+
+from services.app import Backend, serve
+from services.bots.policies import Turn, parse_choices, random_legal
+from services.kernel.auth import issue_token
+from services.kernel.grpcx.structs import struct_to_py, to_struct
+from services.kernel.localservers import free_port
+from services.kernel.store.sqlite import SqliteEventStore
+from services.matchmaking.timers import check_all
+from tests.support.seat_race import RULES as LAND
+
+WAIT_S = 30.0
+
+
+def md(player: str) -> tuple[tuple[str, str], ...]:
+    return (("authorization", f"Bearer {issue_token(player)}"),)
+
+
+@dataclass
+class Stack:
+    mm: pb_grpc.MatchmakingServiceStub
+    rules: rules_pb2_grpc.RulesServiceStub
+    epic: rules_pb2_grpc.RulesServiceStub
+    main: Backend
+    epic_addr: str
+    db: str
+
+
+@pytest.fixture
+async def stack(tmp_path, monkeypatch) -> AsyncIterator[Stack]:
+    monkeypatch.setenv("FALLEN_DEV", "1")
+    monkeypatch.delenv("FALLEN_JWT_SECRET", raising=False)
+    db = str(tmp_path / "fallen.db")
+    epic_addr = f"127.0.0.1:{free_port()}"
+    main = await serve(
+        SqliteEventStore(db), "127.0.0.1:0", extra_games={"land": LAND},
+        pools=f"rules-land-epic={epic_addr}",
+    )  # fmt: skip
+    epic = await serve(
+        SqliteEventStore(db), epic_addr, "rules-land-epic",
+        dice_addr=f"127.0.0.1:{main.port}", extra_games={"land": LAND},
+    )  # fmt: skip
+    ch = grpc.aio.insecure_channel(f"127.0.0.1:{main.port}")
+    ch2 = grpc.aio.insecure_channel(epic_addr)
+    try:
+        yield Stack(
+            pb_grpc.MatchmakingServiceStub(ch),
+            rules_pb2_grpc.RulesServiceStub(ch),
+            rules_pb2_grpc.RulesServiceStub(ch2),
+            main,
+            epic_addr,
+            db,
+        )
+    finally:
+        await ch.close()
+        await ch2.close()
+        await epic.stop()
+        await main.stop()
+
+
+async def enqueue(s: Stack, player: str, game: str, mode: str, **kw: object) -> pb.Ticket:
+    party = kw.pop("party", [])
+    req = pb.EnqueueRequest(game=game, mode=mode, preferences=pb.Preferences(**kw), party=party)  # type: ignore[arg-type]
+    return (await s.mm.Enqueue(req, metadata=md(player))).ticket
+
+
+async def matched(s: Stack, player: str, ticket_id: str) -> pb.Ticket:
+    """Watch a ticket until it is final; return its last state."""
+    last = None
+    call = s.mm.WatchTicket(pb.WatchTicketRequest(ticket_id=ticket_id), metadata=md(player))
+    async with asyncio.timeout(WAIT_S):
+        async for msg in call:
+            last = msg.ticket
+    assert last is not None
+    return last
+
+
+async def play_fallen(s: Stack, game_id: str, seats: dict[str, str]) -> dict:
+    """Play a Fallen game to its end, each player picking a hashed legal command."""
+    for _ in range(20_000):
+        g = await s.rules.GetGame(rules_pb2.GetGameRequest(game_id=game_id), metadata=md("x"))
+        if g.ended:
+            return struct_to_py(g.outcome)
+        seat = g.waiting_for
+        who = md(seats[seat])
+        legal = await s.rules.ListLegalCommands(
+            rules_pb2.ListLegalCommandsRequest(game_id=game_id, seat=seat), metadata=who
+        )
+        choices = parse_choices(legal.commands)
+        turn = Turn("fallen", game_id, seat, legal.version, {}, choices, "s")
+        pick = choices[random_legal(turn)]
+        await s.rules.SubmitCommand(
+            rules_pb2.SubmitCommandRequest(
+                game_id=game_id, seat=seat, kind=pick.kind, args=to_struct(pick.args),
+                command_id=f"c{legal.version}", expected_version=legal.version,
+            ),
+            metadata=who,
+        )  # fmt: skip
+    raise AssertionError("the game did not end")
+
+
+async def rating(s: Stack, player: str, game: str, mode: str) -> pb.Rating:
+    req = pb.GetRatingRequest(player=player, game=game, mode=mode)
+    return (await s.mm.GetRating(req, metadata=md(player))).rating
+
+
+async def rated(s: Stack, player: str, game: str, mode: str) -> pb.Rating:
+    async with asyncio.timeout(WAIT_S):
+        while (r := await rating(s, player, game, mode)).games == 0:
+            await asyncio.sleep(0.1)
+    return r
+
+
+async def test_two_fallen_players_are_matched_play_and_are_rated(stack: Stack) -> None:
+    # given alice (wanting the hero) and bob queued for ranked Fallen
+    ta = await enqueue(stack, "alice", "fallen", "ranked", role="hero")
+    tb = await enqueue(stack, "bob", "fallen", "ranked")
+    # when the matchmaker runs, both receive MatchFound for one game with different seats
+    a, b = await matched(stack, "alice", ta.ticket_id), await matched(stack, "bob", tb.ticket_id)
+    assert a.state == b.state == pb.TICKET_STATE_MATCHED
+    assert a.match.game_id == b.match.game_id
+    assert (a.match.seat, b.match.seat) == ("hero", "dungeon_lord")
+    assert a.match.pool == "rules-fallen" and len(a.match.dice_commitment) == 64
+    assert a.match.dice_commitment == b.match.dice_commitment
+    # and neither answer names the other player (no hidden or foreign data in a ticket)
+    assert "bob" not in a.SerializeToString().decode(errors="replace")
+    assert "alice" not in b.SerializeToString().decode(errors="replace")
+    # when they play it to the end
+    outcome = await play_fallen(stack, a.match.game_id, {"hero": "alice", "dungeon_lord": "bob"})
+    # then GameEnded from the stream rates both, the winner up and the loser down
+    ra, rb = (
+        await rated(stack, "alice", "fallen", "ranked"),
+        await rated(stack, "bob", "fallen", "ranked"),
+    )
+    winner, loser = (ra, rb) if outcome["winner"] == "hero" else (rb, ra)
+    assert winner.mu > 25.0 > loser.mu
+    board = await stack.mm.Leaderboard(
+        pb.LeaderboardRequest(game="fallen", mode="ranked"), metadata=md("z")
+    )
+    assert [r.player for r in board.ratings] == [winner.player, loser.player]
+    # and handling the same GameEnded again changes nothing (idempotent by game id)
+    follower_rated = await stack.main.matchmaker.state.record_result(
+        a.match.game_id, "fallen/ranked", []
+    )
+    assert follower_rated is False
+    assert (await rating(stack, "alice", "fallen", "ranked")) == ra
+    # and alice may queue again now that her ticket is matched
+    await enqueue(stack, "alice", "fallen", "ranked")
+
+
+async def test_six_players_fill_one_epic_game_on_the_epic_pool(stack: Stack) -> None:
+    # given a party of two and four single players queued for the Land Epic game
+    tickets = [await enqueue(stack, "u1", "land", "epic", party=["u2"])]
+    for p in ("u3", "u4", "u5"):
+        tickets.append(await enqueue(stack, p, "land", "epic"))
+    await asyncio.sleep(0.5)
+    assert (await matched_now(stack, "u3", tickets[1].ticket_id)).state == pb.TICKET_STATE_QUEUED
+    tickets.append(await enqueue(stack, "u6", "land", "epic"))
+    # when the matchmaker runs, all six are seated in one game created on the epic pool
+    owners = ["u1", "u3", "u4", "u5", "u6"]
+    found = [await matched(stack, p, t.ticket_id) for p, t in zip(owners, tickets, strict=True)]
+    party_view = await matched(stack, "u2", tickets[0].ticket_id)
+    games = {t.match.game_id for t in [*found, party_view]}
+    assert len(games) == 1
+    assert {t.match.endpoint for t in found} == {stack.epic_addr}
+    assert {t.match.pool for t in found} == {"rules-land-epic"}
+    seats = {t.match.seat for t in [*found, party_view]}
+    assert seats == {"p1", "p2", "p3", "p4", "p5", "p6"}
+    game_id = games.pop()
+    g = await stack.epic.GetGame(rules_pb2.GetGameRequest(game_id=game_id), metadata=md("u1"))
+    assert sorted(g.seats.values()) == ["u1", "u2", "u3", "u4", "u5", "u6"]
+    # when a seat goes quiet past its turn timer, it is warned, then a bot takes it over
+    mm = stack.main.matchmaker
+    first = g.waiting_for
+    later = time.time() + 10_000
+    assert await check_all(mm.state, stack.main.store, mm.creator, mm.modes, later) == {
+        game_id: "warned"
+    }
+    assert await check_all(mm.state, stack.main.store, mm.creator, mm.modes, later + 10_000) == {
+        game_id: "taken_over"
+    }
+    # and the bot plays that seat's turn
+    assert await check_all(mm.state, stack.main.store, mm.creator, mm.modes, later) == {
+        game_id: "bot"
+    }
+    g = await stack.epic.GetGame(rules_pb2.GetGameRequest(game_id=game_id), metadata=md("u1"))
+    assert g.waiting_for != first and g.seat_status == {first: "taken_over"}
+    # and the returning player reclaims the seat
+    owner = g.seats[first]
+    await stack.epic.RecordSeatEvent(
+        rules_pb2.RecordSeatEventRequest(game_id=game_id, seat=first, kind="reclaimed"),
+        metadata=md(owner),
+    )
+    g = await stack.epic.GetGame(rules_pb2.GetGameRequest(game_id=game_id), metadata=md("u1"))
+    assert dict(g.seat_status) == {}
+    types = [e.type for e in await stack.main.store.read(f"game-{game_id}")]
+    assert ["SeatWarned", "SeatTakenOver", "Finished", "SeatReclaimed"] == [
+        t for t in types if t.startswith("Seat") or t == "Finished"
+    ][:4]
+    # when the others finish in turn, the placements rate all six
+    while not g.ended:
+        seat = g.waiting_for
+        await stack.epic.SubmitCommand(
+            rules_pb2.SubmitCommandRequest(
+                game_id=game_id, seat=seat, kind="finish", command_id=f"f-{seat}"
+            ),
+            metadata=md(g.seats[seat]),
+        )
+        g = await stack.epic.GetGame(rules_pb2.GetGameRequest(game_id=game_id), metadata=md("u1"))
+    order = [g.seats[s[0]] for s in struct_to_py(g.outcome)["placements"]]
+    mus = [(await rated(stack, p, "land", "epic")).mu for p in order]
+    assert mus[0] > mus[-1]
+
+
+async def matched_now(s: Stack, player: str, ticket_id: str) -> pb.Ticket:
+    return (
+        await s.mm.GetTicket(pb.GetTicketRequest(ticket_id=ticket_id), metadata=md(player))
+    ).ticket
+
+
+async def test_a_quiet_fallen_seat_is_warned_then_forfeits(stack: Stack) -> None:
+    # given a ranked Fallen game made by the matchmaker
+    ta = await enqueue(stack, "carol", "fallen", "ranked")
+    tb = await enqueue(stack, "dave", "fallen", "ranked")
+    game_id = (await matched(stack, "carol", ta.ticket_id)).match.game_id
+    await matched(stack, "dave", tb.ticket_id)
+    mm = stack.main.matchmaker
+    g = await stack.rules.GetGame(rules_pb2.GetGameRequest(game_id=game_id), metadata=md("carol"))
+    quiet = g.waiting_for
+    # when nobody acts: before the timer (180 s) nothing, after it a warning (written now),
+    # within its grace (60 s) nothing, after it a forfeit
+    now = time.time()
+    assert await check_all(mm.state, stack.main.store, mm.creator, mm.modes, now + 5) == {}
+    assert await check_all(mm.state, stack.main.store, mm.creator, mm.modes, now + 200) == {
+        game_id: "warned"
+    }
+    assert await check_all(mm.state, stack.main.store, mm.creator, mm.modes, now + 30) == {}
+    assert await check_all(mm.state, stack.main.store, mm.creator, mm.modes, now + 100) == {
+        game_id: "forfeited"
+    }
+    # then the game is over, the other seat wins, and the log says what happened
+    g = await stack.rules.GetGame(rules_pb2.GetGameRequest(game_id=game_id), metadata=md("carol"))
+    other = next(s for s in g.seats if s != quiet)
+    assert g.ended and struct_to_py(g.outcome) == {
+        "winner": other,
+        "forfeit": quiet,
+        "conclusion": "forfeit",
+    }
+    tail = [
+        (e.type, e.data.get("seat")) for e in (await stack.main.store.read(f"game-{game_id}"))[-3:]
+    ]
+    assert tail == [("SeatWarned", quiet), ("SeatForfeited", quiet), ("GameEnded", None)]
+    # and the forfeit rates the quiet player down
+    assert (await rated(stack, g.seats[quiet], "fallen", "ranked")).mu < 25.0
+    # and a replay verifies the forfeited game (chains, dice, state and outcome)
+    from services.audit.verify import verify_game
+    from services.projections.cli import load_records, rules_of
+
+    records, problems = await asyncio.to_thread(
+        load_records, game_id, "", f"sqlite:///{stack.db}", None, None
+    )
+    report = verify_game(game_id, records, rules_of, problems=problems)
+    assert report.verified, report.to_dict()
