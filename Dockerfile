@@ -1,4 +1,3 @@
-# syntax=docker/dockerfile:1
 # One image for every service: `docker run IMAGE dice --address 0.0.0.0:50051`.
 # The service name (dice, deck, rules-fallen, projections, relay; or nothing = all
 # services in one process) is the CMD.

@@ -8,7 +8,7 @@ GEN := gen
 PROTOS := $(shell find protos -name '*.proto')
 GENSTAMP := $(GEN)/.stamp
 
-.PHONY: all setup proto run test lint bench clean browser
+.PHONY: all setup proto run test lint bench clean browser image stack-test
 
 all: setup
 
@@ -38,6 +38,19 @@ run: setup
 test: setup browser
 	$(BIN)/python -m pytest -q
 
+# The image every service runs (BuildKit or the legacy builder; no registry needed once
+# the python:3.11-slim base is present: deploy/local/base-image.sh builds one offline).
+FALLEN_TAG ?= dev
+# BuildKit when the client has it (buildx, or a client with BuildKit built in, e.g. Debian's
+# docker.io 20.10 with DOCKER_BUILDKIT=1), else the legacy builder; both build offline.
+image:
+	if docker buildx version >/dev/null 2>&1; then b=1; else b=$${DOCKER_BUILDKIT:-0}; fi; \
+	DOCKER_BUILDKIT=$$b docker build -t fallen-backend:$(FALLEN_TAG) .
+
+# The compose stack for real: engine, images, contract suites on testcontainers, the stack
+# and cluster tests, teardown (deploy/local/stack-test.sh; needs root to install docker).
+stack-test: setup
+	bash deploy/local/stack-test.sh
 # Debian's chromium for the browser test (Playwright drives it; no browser download).
 browser:
 	@command -v chromium >/dev/null || { \

@@ -86,6 +86,7 @@ async def serve(
     """
     channels: list[grpc.aio.Channel] = []
     mounts: list[Mount] = [echo_mount()] if echo else []
+    runner: GameRunner | None = None
     if service == ALL:
         dice = DiceEngine(store)
         runner = GameRunner(store, dice, extra_games)
@@ -109,6 +110,10 @@ async def serve(
             mounts.append(rules_mount(runner))
     else:
         raise ValueError(f"unknown service {service!r}; choose all or one of {SINGLE_SERVICES}")
+    if runner is not None:
+        from services.rules.sweeper import ChanceSweeper
+
+        background = [*(background or []), ChanceSweeper(runner).run_forever]
     if service in (ALL, "projections"):
         from services.projections.wiring import projections
 

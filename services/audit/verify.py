@@ -5,11 +5,12 @@ Four checks over a game's audit records (any of its streams, in global order):
    SHA-256 of its record chained to the one before (docs/audit.md);
 2. dice: every die and shuffle re-derives from the revealed seed (docs/fairness.md);
 3. deck: every DeckShuffled is its before list permuted by the same nonce's dice order;
-4. state: the game stream refolds with the engine (old payloads upcast first), every
-   chance answer in it is what the engine decides for the next unused dice draw of that
-   purpose, every deck answer is what the deck stream dealt at that moment (a drawn card
-   is the card the deck stream took off the top of that deck), and the final state hash
-   equals the one GameEnded recorded live.
+4. keys and state: draws run in nonce order, each keyed by the decision it answers
+   (services/audit/keys.py); the game stream refolds with the engine (old payloads upcast
+   first), every dice answer in it is what the engine decides for the draw keyed by that
+   decision, every deck answer is what the deck stream dealt at that moment (a drawn card
+   is the card the deck stream took off the top of that deck), every draw is used, and the
+   final state hash equals the one GameEnded recorded live.
 The report names the first mismatch in log order: stream, version, what differs.
 """
 
@@ -22,8 +23,10 @@ from typing import Any
 
 from services.audit.deckcheck import DeckReplay
 from services.audit.dicecheck import Problem, check_deck, check_dice, deck_nonces
+from services.audit.keys import check_keys, unused_problems
 from services.dice.ledger import ROLLED, SHUFFLE_DRAWN
 from services.kernel.canonical import GENESIS_HASH, canonical_json
+from services.kernel.decision import decision_key
 from services.kernel.envelope import Envelope, normalize_visibility, stream_game
 from services.kernel.games import (
     GAME_CREATED,
@@ -194,16 +197,50 @@ class _Replay:
     forfeit: str = ""
 
 
+def _draw_for(
+    game_id: str,
+    asked: int,
+    draws: Mapping[int, Envelope],
+    by_key: Mapping[str, int] | None,
+    taken: set[int],
+) -> tuple[int | None, str]:
+    """Return the nonce of the draw that must answer the decision asked at a version (by
+    its key; in a log without keys the next draw in nonce order), or None and why not."""
+    if by_key is None:
+        free = [n for n in sorted(draws) if n not in taken]
+        return (free[0], "") if free else (None, "chance was asked but no dice draw is left")
+    key = decision_key(game_id, asked)
+    nonce = by_key.get(key)
+    if nonce is None or nonce in taken:
+        return None, f"chance asked at version {asked} has no draw keyed {key!r}"
+    return nonce, ""
+
+
+def _answer(rules: GameRules, state: Any, req: Any, draw: Envelope | None) -> list[Event]:
+    """Return the events the engine decides for a draw answering a request ([] if it does not
+    fit or the engine refuses it)."""
+    if draw is None or not _fits(req, draw):
+        return []
+    try:
+        return list(rules.decide(state, _chance_command(req.kind, draw)))
+    except Exception:
+        return []
+
+
 def replay_state(
     game_id: str,
     game_events: Sequence[tuple[int, Envelope]],
     draws: Mapping[int, Envelope],
     rules_of: RulesOf,
     upcasters: Upcasters = REGISTRY,
+    by_key: Mapping[str, int] | None = None,
+    deck_used: set[int] | None = None,
     deck_events: Sequence[tuple[int, Envelope]] = (),
 ) -> tuple[str, str, list[tuple[int, Mismatch]], set[int]]:
-    """Refold the game stream checking chance against the dice and the deck stream; return
-    (final hash, live hash, problems, dice nonces used)."""
+    """Refold the game stream checking each dice answer against the draw keyed by its
+    decision (by_key None: a log without keys, draws taken in nonce order) and each deck
+    answer against the deck stream; return (final hash, live hash, problems, nonces used)."""
+    deck_used = deck_used or set()
     dealt = DeckReplay(list(deck_events))
     problems: list[tuple[int, Mismatch]] = []
     stream = f"game-{game_id}"
@@ -286,28 +323,22 @@ def replay_state(
                 k += len(expected)
                 continue
             if strict and pending is not None and pending.seat == CHANCE and pending.chance:
-                req = pending.chance
-                matched = False
-                for nonce in sorted(draws):
-                    draw = draws[nonce]
-                    if nonce in rp.used or not _fits(req, draw):
-                        continue
-                    try:
-                        expected = rules.decide(rp.state, _chance_command(req.kind, draw))
-                    except Exception:
-                        continue
-                    stored = [e for _, e in events[k : k + len(expected)]]
-                    if expected and _same(expected, stored):
-                        for e in stored:
-                            fold(e)
-                        rp.used.add(nonce)
-                        k += len(expected)
-                        matched = True
-                        break
-                if not matched:
-                    what = f"does not follow from any unused {req.kind} draw for {req.purpose!r}"
-                    problems.append((i, Mismatch(stream, env.version, what)))
-                    strict = False
+                asked = events[k - 1][1].version if k else game_events[0][1].version
+                nonce, what = _draw_for(game_id, asked, draws, by_key, rp.used | deck_used)
+                drawn = draws.get(nonce) if nonce is not None else None
+                expected = _answer(rules, rp.state, pending.chance, drawn)
+                stored = [e for _, e in events[k : k + len(expected)]]
+                if nonce is not None and expected and _same(expected, stored):
+                    for e in stored:
+                        fold(e)
+                    rp.used.add(nonce)
+                    k += len(expected)
+                    continue
+                if not what:
+                    what = f"does not follow from dice nonce {nonce} ({pending.chance.kind} "
+                    what += f"for {pending.chance.purpose!r}, asked at version {asked})"
+                problems.append((i, Mismatch(stream, env.version, what)))
+                strict = False
                 continue
             fold(env)
             k += 1
@@ -344,13 +375,25 @@ def verify_game(
     deck_events = by_stream.get(f"deck-{game_id}", [])
     found.dice += [at(p) for p in dice.problems]
     found.dice += [at(p) for p in check_deck(deck_events, dice.draws)]
+    keys = check_keys(game_id, dice.draws, deck_events)
+    found.dice += [at(p) for p in keys.problems]
     game_events = [(i, e) for i, e in enumerate(envs) if e.stream == f"game-{game_id}"]
+    deck_used = deck_nonces(deck_events)
     deck_at = [(i, e) for i, e in enumerate(envs) if e.stream == f"deck-{game_id}"]
     final, live, state_problems, used = replay_state(
-        game_id, game_events, dice.draws, rules_of, upcasters, deck_at
+        game_id,
+        game_events,
+        dice.draws,
+        rules_of,
+        upcasters,
+        keys.by_key if keys.keyed else None,
+        deck_used,
+        deck_at,
     )
     found.state += state_problems
-    unused = sorted(set(dice.draws) - used - deck_nonces(deck_events))
+    unused = sorted(set(dice.draws) - used - deck_used)
+    if not state_problems:  # after a state problem the replay stopped consuming draws
+        found.dice += [at(p) for p in unused_problems(dice.draws, unused)]
     ordered = sorted([*found.chain, *found.dice, *found.state], key=lambda p: p[0])
     return Report(
         game_id=game_id,

@@ -28,6 +28,7 @@ class Result:
     events: int
     final_state_hash: str
     kind: str = ""  # how the game was won, for games that name it (land: prestige, ...)
+    turns: int = 0  # turns played, for games that count them (land)
 
     def to_json(self) -> str:
         """Return the JSON line."""
@@ -39,6 +40,8 @@ class Result:
         }
         if self.kind:
             line["kind"] = self.kind
+        if self.turns:
+            line["turns"] = self.turns
         return json.dumps(line)
 
 
@@ -86,6 +89,7 @@ async def play_game(
                 summary.version,
                 summary.final_state_hash,
                 str(outcome.get("kind", "")),
+                int(outcome.get("turns") or 0),
             )
         seat = summary.waiting_for
         if seat not in meta:

@@ -14,18 +14,20 @@ import typer
 from services.cli.bench import _pct, bench_app
 
 
-def _in_process(game: str, games: int) -> dict[str, Any]:
+def _in_process(
+    game: str, games: int, seat_count: int | None = None, options: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """Return games/s and commands/s of random playouts of the pure engine, one core."""
     from services.rules.common.api import Setup
     from services.rules.playout import play
     from services.rules.registry import load
 
     rules = load(game)
-    seats = {seat: f"p-{seat}" for seat in rules.seats}
+    seats = {seat: f"p-{seat}" for seat in rules.seats[:seat_count]}
     commands = events = 0
     start = time.perf_counter()
     for i in range(games):
-        p = play(rules, Setup(seats), f"bench-{i}", f"bench{i}")
+        p = play(rules, Setup(seats, dict(options or {})), f"bench-{i}", f"bench{i}")
         commands += p.commands + p.chance_answers
         events += len(p.events)
     took = time.perf_counter() - start
@@ -105,6 +107,7 @@ def bench_rules(
     game: Annotated[str, typer.Argument(help="fallen, worlds or land")],
     games: Annotated[int, typer.Option(help="Games in-process")] = 200,
     grpc_games: Annotated[int, typer.Option(help="Games through gRPC")] = 3,
+    solo_games: Annotated[int, typer.Option(help="land: full Solo Variant I games")] = 10,
 ) -> None:
     """Random games/s and commands/s in-process; commands/s and p50/p99 through gRPC."""
     os.environ.setdefault("FALLEN_DEV", "1")
@@ -114,4 +117,6 @@ def bench_rules(
         "in_process": _in_process(game, games),
         "grpc": asyncio.run(_through_grpc(game, grpc_games)),
     }
+    if game == "land" and solo_games > 0:
+        result["solo1_in_process"] = _in_process(game, solo_games, 1, {"variant": "solo1"})
     typer.echo(json.dumps(result))

@@ -129,6 +129,14 @@ def _bot_jobs(
     ]
 
 
+def valid_stream(stream: str) -> bool:
+    """Return whether --stream names memory, redis or a kafka://HOST:PORT bootstrap."""
+    if stream in ("memory", "redis"):
+        return True
+    host, sep, port = stream.removeprefix("kafka://").rpartition(":")
+    return stream.startswith("kafka://") and bool(sep and host) and port.isdigit()
+
+
 async def _serve(
     service: str,
     address: str,
@@ -147,6 +155,10 @@ async def _serve(
     store = open_store(store_url)
     background: list[Callable[[], Coroutine[Any, Any, None]]] = []
     stop = asyncio.Event()
+    if not valid_stream(stream):
+        raise typer.BadParameter(
+            f"--stream must be memory, redis or kafka://HOST:PORT, not {stream[:80]}"
+        )
     if service == "relay" and not stream.startswith("kafka://"):
         raise typer.BadParameter("the relay service needs --stream kafka://HOST:PORT")
     if stream.startswith("kafka://") and service in ("all", "relay"):
@@ -159,16 +171,15 @@ async def _serve(
             background.append(functools.partial(relay.run_forever, stop))
     elif bots is not None:
         background += _bot_jobs(service, store_url, bots, stop)
-    elif stream not in ("memory", "redis"):
-        raise typer.BadParameter(
-            f"--stream must be memory, redis or kafka://HOST:PORT, not {stream}"
-        )
+    from services.projections.projector import extra_games_from_env
+
     backend = await start(
         store,
         address,
         service,
         dice_addr=dice,
         background=background,
+        extra_games=extra_games_from_env(),
         pools=pools,
         matchmaking_state=mm_state,
     )

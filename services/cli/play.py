@@ -64,14 +64,23 @@ def play(
     seats: Annotated[
         int | None, typer.Option(help="Seats to fill (land: 2-6, 6 = Epic); default: all")
     ] = None,
+    variant: Annotated[
+        str | None, typer.Option(help="land: 'standard' or 'solo1' (one seat)")
+    ] = None,
+    challenge: Annotated[int | None, typer.Option(help="land solo2 challenge level")] = None,
 ) -> None:
     """Play full games with bots in every seat; print one JSON line per game."""
     if not bots:
         raise typer.BadParameter("only --bots games are supported from the command line")
     os.environ.setdefault("FALLEN_DEV", "1")
-    asyncio.run(
-        _play(game, games, seed, policy, target, store, json.loads(options), pace_ms / 1000, seats)
-    )
+    opts = dict(json.loads(options))
+    if variant is not None:
+        opts["variant"] = variant
+        if variant.startswith("solo") and seats is None:
+            seats = 1
+    if challenge is not None:
+        opts["challenge"] = challenge
+    asyncio.run(_play(game, games, seed, policy, target, store, opts, pace_ms / 1000, seats))
 
 
 async def _play(

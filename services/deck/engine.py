@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TypeVar
 
 from services.deck import zones
 from services.deck.zones import Shuffle, Zones
 from services.dice.port import DicePort
 from services.kernel.canonical import canonical_json
+from services.kernel.decision import check_key
 from services.kernel.envelope import Envelope, NewEvent
 from services.kernel.errors import NotFound, VersionConflict
 from services.kernel.games import check_game_id, game_info
@@ -110,13 +111,19 @@ class DeckEngine:
         return self._seats[game_id]
 
     async def _execute(
-        self, game_id: str, plan: Callable[[Zones], Plan], key: CommandKey | None = None
+        self,
+        game_id: str,
+        plan: Callable[[Zones], Plan],
+        key: CommandKey | None = None,
+        decision: str = "",
     ) -> Outcome:
         """Decide against the latest state and append; retry on a version conflict.
 
         A permutation drawn from dice is reused by the retries while the deck size is the
-        same, so a conflict does not burn dice nonces.
+        same, so a conflict does not burn dice nonces. A decision key (docs/fairness.md) is
+        recorded in every event; a decision key seen before returns what it did then.
         """
+        check_key(decision, game_id)
         stream = deck_stream(game_id)
         drawn: Shuffle | None = None
         conflict: VersionConflict | None = None
@@ -124,6 +131,8 @@ class DeckEngine:
             if key and await self.store.command_result(stream, key):
                 return _prior(await self.store.read(stream), key)
             envelopes = await self.store.read(stream)
+            if decision and (done := _keyed(envelopes, decision)) is not None:
+                return done
             state = zones.fold(envelopes)
             decided = _unknown_game_guard(game_id, state, plan)
             events = list(decided.events)
@@ -133,10 +142,13 @@ class DeckEngine:
                 n = zones.shuffle_count(zones.apply_new(state, events), zone)
                 if n:
                     if drawn is None or len(drawn.order) != n:
-                        perm = await self.dice.shuffle(game_id, zones.shuffle_purpose(zone), n)
+                        purpose = zones.shuffle_purpose(zone)
+                        perm = await self.dice.shuffle(game_id, purpose, n, decision)
                         drawn = Shuffle(perm.nonce, tuple(perm.order))
                     chance = drawn
                     events = zones.with_shuffle(state, events, zone, chance)
+            if decision:
+                events = [replace(e, data={**e.data, "key": decision}) for e in events]
             try:
                 res: AppendResult = await self.store.append(stream, state.version, events, key)
             except VersionConflict as exc:
@@ -156,6 +168,7 @@ class DeckEngine:
         owner: str = "",
         cards: Sequence[str] = (),
         shuffle: bool = False,
+        key: str = "",
     ) -> CountResult:
         """Create a deck, pile or hand with its cards (top first), shuffling a deck if asked."""
         check_game_id(game_id)
@@ -165,10 +178,10 @@ class DeckEngine:
             events = zones.create_zone(state, zone, kind, owner, cards, game_seats, shuffle)
             return Plan(events, zone if shuffle else None)
 
-        out = await self._execute(game_id, plan)
+        out = await self._execute(game_id, plan, decision=key)
         return CountResult(len(out.state.get(zone).cards), out.version)
 
-    async def shuffle(self, game_id: str, zone: str) -> ShuffleResult:
+    async def shuffle(self, game_id: str, zone: str, key: str = "") -> ShuffleResult:
         """Shuffle a non-empty deck with the game's next dice nonce."""
         check_game_id(game_id)
 
@@ -176,29 +189,29 @@ class DeckEngine:
             zones.check_shuffle(state, zone)
             return Plan([], zone)
 
-        out = await self._execute(game_id, plan)
+        out = await self._execute(game_id, plan, decision=key)
         assert out.shuffle is not None
         return ShuffleResult(out.shuffle.nonce, len(out.shuffle.order), out.version)
 
     async def draw(
-        self, game_id: str, zone: str, seat: str, count: int, command_id: str = ""
+        self, game_id: str, zone: str, seat: str, count: int, command_id: str = "", key: str = ""
     ) -> CardsResult:
         """Move the top count cards of a deck to the seat's hand (a retried command_id
         returns the first result)."""
         check_game_id(game_id)
-        key = draw_key(zone, seat, count, command_id)
-        validate_command(key)
+        ckey = draw_key(zone, seat, count, command_id)
+        validate_command(ckey)
 
         def plan(state: Zones) -> Plan:
             return Plan(zones.draw(state, zone, seat, count, command_id))
 
-        out = await self._execute(game_id, plan, key)
+        out = await self._execute(game_id, plan, ckey, key)
         if out.prior is not None:
             return CardsResult(out.prior[0], out.prior[1])
         return CardsResult(_moved_cards(out.events, zones.CARDS_DRAWN), out.version)
 
     async def put_card(
-        self, game_id: str, card: str, from_zone: str, to_zone: str, position: str
+        self, game_id: str, card: str, from_zone: str, to_zone: str, position: str, key: str = ""
     ) -> CountResult:
         """Move a card onto the top or bottom of a zone; return the destination's size."""
         check_game_id(game_id)
@@ -206,27 +219,31 @@ class DeckEngine:
         def plan(state: Zones) -> Plan:
             return Plan(zones.put_card(state, card, from_zone, to_zone, position))
 
-        out = await self._execute(game_id, plan)
+        out = await self._execute(game_id, plan, decision=key)
         return CountResult(len(out.state.get(to_zone).cards), out.version)
 
-    async def discard(self, game_id: str, card: str, from_zone: str, pile: str) -> CountResult:
+    async def discard(
+        self, game_id: str, card: str, from_zone: str, pile: str, key: str = ""
+    ) -> CountResult:
         """Move a card face up onto a pile; return the pile's size."""
         check_game_id(game_id)
 
         def plan(state: Zones) -> Plan:
             return Plan(zones.discard(state, card, from_zone, pile))
 
-        out = await self._execute(game_id, plan)
+        out = await self._execute(game_id, plan, decision=key)
         return CountResult(len(out.state.get(pile).cards), out.version)
 
-    async def reshuffle_discard(self, game_id: str, pile: str, zone: str) -> ShuffleResult:
+    async def reshuffle_discard(
+        self, game_id: str, pile: str, zone: str, key: str = ""
+    ) -> ShuffleResult:
         """Put a pile's cards under a deck and shuffle the deck; return nonce and deck size."""
         check_game_id(game_id)
 
         def plan(state: Zones) -> Plan:
             return Plan(zones.reshuffle_discard(state, pile, zone), zone)
 
-        out = await self._execute(game_id, plan)
+        out = await self._execute(game_id, plan, decision=key)
         assert out.shuffle is not None
         return ShuffleResult(out.shuffle.nonce, len(out.state.get(zone).cards), out.version)
 
@@ -244,6 +261,7 @@ class DeckEngine:
         ids: Sequence[str] = (),
         limit: int = 1,
         shuffle_after: bool = False,
+        key: str = "",
     ) -> CardsResult:
         """Move up to limit matching cards (topmost first) from a deck to the seat's hand,
         then shuffle the deck if asked and it is not empty."""
@@ -253,13 +271,25 @@ class DeckEngine:
             events = zones.search(state, zone, seat, id_prefix, ids, limit)
             return Plan(events, zone if shuffle_after else None)
 
-        out = await self._execute(game_id, plan)
+        out = await self._execute(game_id, plan, decision=key)
         nonce = out.shuffle.nonce if out.shuffle is not None else None
         return CardsResult(_moved_cards(out.events, zones.CARDS_SEARCHED), out.version, nonce)
 
     async def hand(self, game_id: str, seat: str) -> tuple[str, ...]:
         """Return the cards in a seat's hand (empty if it has none)."""
         return zones.hand(await self.state(game_id), seat)
+
+
+def _keyed(envelopes: Sequence[Envelope], key: str) -> Outcome | None:
+    """Return what the command keyed key did (zones as it left them), or None if none was."""
+    mine = [e for e in envelopes if e.data.get("key") == key]
+    if not mine:
+        return None
+    last = mine[-1].version
+    events = tuple(NewEvent(e.type, dict(e.data), e.visibility) for e in mine)
+    shuffled = next((e.data for e in mine if e.type == zones.DECK_SHUFFLED), None)
+    chance = Shuffle(shuffled["nonce"], tuple(shuffled["order"])) if shuffled else None
+    return Outcome(zones.fold(envelopes[:last]), last, events, chance)
 
 
 def _unknown_game_guard(game_id: str, state: Zones, decide: Callable[[Zones], T]) -> T:

@@ -48,7 +48,13 @@ class DeckServicer(deck_pb2_grpc.DeckServiceServicer):
         principal.require_service()
         kind = _enum(request.kind, KIND_OF, "kind")
         res = await self.engine.create_zone(
-            request.game_id, request.zone, kind, request.owner, list(request.cards), request.shuffle
+            request.game_id,
+            request.zone,
+            kind,
+            request.owner,
+            list(request.cards),
+            request.shuffle,
+            request.key,
         )
         return deck_pb2.CreateZoneResponse(count=res.count, version=res.version)
 
@@ -61,7 +67,7 @@ class DeckServicer(deck_pb2_grpc.DeckServiceServicer):
     ) -> deck_pb2.ShuffleResponse:
         """Shuffle a deck with the next dice nonce."""
         principal.require_service()
-        res = await self.engine.shuffle(request.game_id, request.zone)
+        res = await self.engine.shuffle(request.game_id, request.zone, request.key)
         return deck_pb2.ShuffleResponse(nonce=res.nonce, version=res.version)
 
     @rpc
@@ -71,7 +77,12 @@ class DeckServicer(deck_pb2_grpc.DeckServiceServicer):
         """Draw the top cards of a deck into a seat's hand."""
         principal.require_service()
         res = await self.engine.draw(
-            request.game_id, request.zone, request.seat, request.count, request.command_id
+            request.game_id,
+            request.zone,
+            request.seat,
+            request.count,
+            request.command_id,
+            request.key,
         )
         return deck_pb2.DrawResponse(cards=res.cards, version=res.version)
 
@@ -86,7 +97,12 @@ class DeckServicer(deck_pb2_grpc.DeckServiceServicer):
         principal.require_service()
         position = _enum(request.position, POSITION_OF, "position")
         res = await self.engine.put_card(
-            request.game_id, request.card, request.from_zone, request.to_zone, position
+            request.game_id,
+            request.card,
+            request.from_zone,
+            request.to_zone,
+            position,
+            request.key,
         )
         return deck_pb2.PutCardResponse(count=res.count, version=res.version)
 
@@ -100,7 +116,7 @@ class DeckServicer(deck_pb2_grpc.DeckServiceServicer):
         """Move a card onto a face-up pile."""
         principal.require_service()
         res = await self.engine.discard(
-            request.game_id, request.card, request.from_zone, request.pile
+            request.game_id, request.card, request.from_zone, request.pile, request.key
         )
         return deck_pb2.DiscardResponse(count=res.count, version=res.version)
 
@@ -113,7 +129,9 @@ class DeckServicer(deck_pb2_grpc.DeckServiceServicer):
     ) -> deck_pb2.ReshuffleDiscardResponse:
         """Move a pile into a deck and shuffle the deck."""
         principal.require_service()
-        res = await self.engine.reshuffle_discard(request.game_id, request.pile, request.zone)
+        res = await self.engine.reshuffle_discard(
+            request.game_id, request.pile, request.zone, request.key
+        )
         return deck_pb2.ReshuffleDiscardResponse(
             count=res.count, nonce=res.nonce, version=res.version
         )
@@ -146,6 +164,7 @@ class DeckServicer(deck_pb2_grpc.DeckServiceServicer):
             list(request.ids),
             request.limit,
             request.shuffle_after,
+            request.key,
         )
         return deck_pb2.SearchResponse(cards=res.cards, version=res.version)
 

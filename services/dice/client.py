@@ -29,13 +29,22 @@ class GrpcDice:
         return str(resp.commitment)
 
     async def roll(
-        self, game_id: str, purpose: str, dice: list[str], visible_to: list[str] | None = None
+        self,
+        game_id: str,
+        purpose: str,
+        dice: list[str],
+        visible_to: list[str] | None = None,
+        key: str = "",
     ) -> Roll:
         """Roll dice remotely."""
         try:
             resp = await self.stub.Roll(
                 dice_pb2.RollRequest(
-                    game_id=game_id, purpose=purpose, dice=dice, visible_to=visible_to or []
+                    game_id=game_id,
+                    purpose=purpose,
+                    dice=dice,
+                    visible_to=visible_to or [],
+                    key=key,
                 ),
                 metadata=self.creds.metadata(),
             )
@@ -47,11 +56,11 @@ class GrpcDice:
         )
         return Roll(resp.nonce, results, resp.version)
 
-    async def shuffle(self, game_id: str, purpose: str, count: int) -> Permutation:
+    async def shuffle(self, game_id: str, purpose: str, count: int, key: str = "") -> Permutation:
         """Draw a permutation remotely."""
         try:
             resp = await self.stub.Shuffle(
-                dice_pb2.ShuffleRequest(game_id=game_id, purpose=purpose, count=count),
+                dice_pb2.ShuffleRequest(game_id=game_id, purpose=purpose, count=count, key=key),
                 metadata=self.creds.metadata(),
             )
         except grpc.aio.AioRpcError as err:

@@ -20,7 +20,8 @@ from services.dice.ledger import (
     fold,
 )
 from services.dice.port import Permutation, Roll, RolledDie
-from services.kernel.envelope import NOBODY, PUBLIC, NewEvent, Visibility
+from services.kernel.decision import check_key
+from services.kernel.envelope import NOBODY, PUBLIC, Envelope, NewEvent, Visibility
 from services.kernel.errors import InvalidArgument, NotFound, RuleViolation, VersionConflict
 from services.kernel.games import check_game_id, game_ended
 from services.kernel.store.base import EventStore
@@ -52,7 +53,13 @@ class Verification:
 
 
 def roll_event(
-    game_id: str, seed: bytes, client_seed: str, nonce: int, purpose: str, dice: list[str]
+    game_id: str,
+    seed: bytes,
+    client_seed: str,
+    nonce: int,
+    purpose: str,
+    dice: list[str],
+    key: str = "",
 ) -> dict[str, Any]:
     """Return the DiceRolled payload of rolling dice with one nonce (pure)."""
     cat = catalog()
@@ -70,7 +77,7 @@ def roll_event(
             )
             faces_read.append(faces[index])
         results.append(faces_read[0] if len(parts) == 1 else read_composite(kind, faces_read))
-    return {
+    data = {
         "nonce": nonce,
         "purpose": purpose,
         "client_seed": client_seed,
@@ -78,20 +85,28 @@ def roll_event(
         "dice": rolled,
         "results": results,
     }
+    return {**data, "key": key} if key else data
 
 
 def shuffle_event(
-    game_id: str, seed: bytes, client_seed: str, nonce: int, purpose: str, count: int
+    game_id: str,
+    seed: bytes,
+    client_seed: str,
+    nonce: int,
+    purpose: str,
+    count: int,
+    key: str = "",
 ) -> dict[str, Any]:
     """Return the DiceShuffleDrawn payload of a permutation of count items (pure)."""
     order = fair.shuffle(fair.Draws(seed, game_id, client_seed, nonce), list(range(count)))
-    return {
+    data = {
         "nonce": nonce,
         "purpose": purpose,
         "client_seed": client_seed,
         "count": count,
         "order": order,
     }
+    return {**data, "key": key} if key else data
 
 
 def verify_ledger(game_id: str, ledger: Ledger) -> Verification:
@@ -107,10 +122,13 @@ def verify_ledger(game_id: str, ledger: Ledger) -> Verification:
             return Verification(
                 False, i, f"version {env.version}: nonce {d['nonce']}, expected {i}"
             )
+        key = str(d.get("key", ""))
         if env.type == ROLLED:
-            again = roll_event(game_id, seed, d["client_seed"], i, d["purpose"], d["requested"])
+            again = roll_event(
+                game_id, seed, d["client_seed"], i, d["purpose"], d["requested"], key
+            )
         else:
-            again = shuffle_event(game_id, seed, d["client_seed"], i, d["purpose"], d["count"])
+            again = shuffle_event(game_id, seed, d["client_seed"], i, d["purpose"], d["count"], key)
         if again != d:
             diff = sorted(k for k in again if again[k] != d.get(k))
             return Verification(
@@ -205,9 +223,16 @@ class DiceEngine:
         return await self._retry(attempt)
 
     async def roll(
-        self, game_id: str, purpose: str, dice: list[str], visible_to: list[str] | None = None
+        self,
+        game_id: str,
+        purpose: str,
+        dice: list[str],
+        visible_to: list[str] | None = None,
+        key: str = "",
     ) -> Roll:
-        """Roll dice with the game's next nonce and record a DiceRolled event."""
+        """Roll dice with the game's next nonce and record a DiceRolled event; a key
+        drawn before returns its recorded roll."""
+        check_key(key, game_id)
         if not purpose:
             raise InvalidArgument("purpose", "is required")
         if not 1 <= len(dice) <= MAX_DICE:
@@ -217,9 +242,16 @@ class DiceEngine:
         vis: Visibility = sorted(set(visible_to)) if visible_to else PUBLIC
 
         async def attempt() -> Roll:
-            ledger = await self._open(game_id)
+            ledger = await self._committed(game_id)  # a keyed repeat answers even after the end
+            if key in ledger.keys:
+                env = await self._drawn(game_id, ledger.keys[key], ROLLED, purpose)
+                if list(env.data["requested"]) != list(dice):
+                    raise RuleViolation(f"chance key {key!r} was drawn for other dice")
+                return Roll(env.data["nonce"], _rolled_dice(env.data), env.version)
+            _check_open(game_id, ledger)
             seed = await self._seed(game_id)
-            data = roll_event(game_id, seed, ledger.client_seed, ledger.next_nonce, purpose, dice)
+            nonce = ledger.next_nonce
+            data = roll_event(game_id, seed, ledger.client_seed, nonce, purpose, dice, key)
             res = await self.store.append(
                 dice_stream(game_id), ledger.version, [NewEvent(ROLLED, data, vis)]
             )
@@ -227,18 +259,26 @@ class DiceEngine:
 
         return await self._retry(attempt)
 
-    async def shuffle(self, game_id: str, purpose: str, count: int) -> Permutation:
-        """Draw a permutation of count items with the next nonce (recorded for audit only)."""
+    async def shuffle(self, game_id: str, purpose: str, count: int, key: str = "") -> Permutation:
+        """Draw a permutation of count items with the next nonce (recorded for audit only);
+        a key drawn before returns its recorded permutation."""
+        check_key(key, game_id)
         if not purpose:
             raise InvalidArgument("purpose", "is required")
         if not 1 <= count <= MAX_SHUFFLE:
             raise InvalidArgument("count", f"shuffle 1 to {MAX_SHUFFLE} items, not {count}")
 
         async def attempt() -> Permutation:
-            ledger = await self._open(game_id)
+            ledger = await self._committed(game_id)  # a keyed repeat answers even after the end
+            if key in ledger.keys:
+                env = await self._drawn(game_id, ledger.keys[key], SHUFFLE_DRAWN, purpose)
+                if env.data["count"] != count:
+                    raise RuleViolation(f"chance key {key!r} was drawn for another count")
+                return Permutation(env.data["nonce"], tuple(env.data["order"]))
+            _check_open(game_id, ledger)
             seed = await self._seed(game_id)
             data = shuffle_event(
-                game_id, seed, ledger.client_seed, ledger.next_nonce, purpose, count
+                game_id, seed, ledger.client_seed, ledger.next_nonce, purpose, count, key
             )
             await self.store.append(
                 dice_stream(game_id), ledger.version, [NewEvent(SHUFFLE_DRAWN, data, NOBODY)]
@@ -271,6 +311,14 @@ class DiceEngine:
             raise RuleViolation(f"game {game_id!r}: the seed is not revealed yet")
         return verify_ledger(game_id, ledger)
 
+    async def _drawn(self, game_id: str, version: int, type_: str, purpose: str) -> Envelope:
+        """Return the draw recorded at a dice stream version, checking it fits the request."""
+        env = (await self.store.read(dice_stream(game_id), version))[0]
+        if env.type != type_ or env.data.get("purpose") != purpose:
+            key = env.data.get("key")
+            raise RuleViolation(f"chance key {key!r} was drawn for another request")
+        return env
+
     async def _open(self, game_id: str) -> Ledger:
         ledger = await self._committed(game_id)
         if ledger.revealed_seed:
@@ -287,6 +335,12 @@ class DiceEngine:
             self._seeds.clear()
         self._seeds[game_id] = bytes.fromhex(hex_seed)
         return self._seeds[game_id]
+
+
+def _check_open(game_id: str, ledger: Ledger) -> None:
+    """Raise unless the game's seed is still secret (no new draw after the reveal)."""
+    if ledger.revealed_seed:
+        raise RuleViolation(f"game {game_id!r} has ended; its seed is revealed")
 
 
 def _rolled_dice(data: dict[str, Any]) -> tuple[RolledDie, ...]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -25,6 +25,7 @@ class Ledger:
     next_nonce: int = 0
     revealed_seed: str = ""
     draws: tuple[Envelope, ...] = field(default=())
+    keys: Mapping[str, int] = field(default_factory=dict)
 
     @property
     def client_seed(self) -> str:
@@ -52,7 +53,8 @@ def evolve(ledger: Ledger, env: Envelope, keep_draws: bool = True) -> Ledger:
         return replace(ledger, client_seeds=tuple(sorted(by_seat.items())))
     if env.type in (ROLLED, SHUFFLE_DRAWN):
         draws = (*ledger.draws, env) if keep_draws else ()
-        return replace(ledger, next_nonce=d["nonce"] + 1, draws=draws)
+        keys = {**ledger.keys, d["key"]: env.version} if d.get("key") else ledger.keys
+        return replace(ledger, next_nonce=d["nonce"] + 1, draws=draws, keys=keys)
     if env.type == SEED_REVEALED:
         return replace(ledger, revealed_seed=d["server_seed"])
     return ledger

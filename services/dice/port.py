@@ -45,11 +45,16 @@ class DicePort(Protocol):
         ...
 
     async def roll(
-        self, game_id: str, purpose: str, dice: list[str], visible_to: list[str] | None = None
+        self,
+        game_id: str,
+        purpose: str,
+        dice: list[str],
+        visible_to: list[str] | None = None,
+        key: str = "",
     ) -> Roll:
-        """Roll dice for a purpose."""
+        """Roll dice for a purpose; a decision key drawn before returns the same roll."""
         ...
 
-    async def shuffle(self, game_id: str, purpose: str, count: int) -> Permutation:
-        """Return a permutation of count items."""
+    async def shuffle(self, game_id: str, purpose: str, count: int, key: str = "") -> Permutation:
+        """Return a permutation of count items; a key drawn before returns the same one."""
         ...

@@ -75,7 +75,11 @@ class DiceServicer(dice_pb2_grpc.DiceServiceServicer):
         principal.require_service()
         await check_visible_to(self.engine.store, request.game_id, list(request.visible_to))
         roll = await self.engine.roll(
-            request.game_id, request.purpose, list(request.dice), list(request.visible_to)
+            request.game_id,
+            request.purpose,
+            list(request.dice),
+            list(request.visible_to),
+            request.key,
         )
         return dice_pb2.RollResponse(
             nonce=roll.nonce,
@@ -92,7 +96,9 @@ class DiceServicer(dice_pb2_grpc.DiceServiceServicer):
     ) -> dice_pb2.ShuffleResponse:
         """Draw a permutation (internal)."""
         principal.require_service()
-        perm = await self.engine.shuffle(request.game_id, request.purpose, request.count)
+        perm = await self.engine.shuffle(
+            request.game_id, request.purpose, request.count, request.key
+        )
         return dice_pb2.ShuffleResponse(nonce=perm.nonce, order=list(perm.order))
 
     @rpc

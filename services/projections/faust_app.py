@@ -23,6 +23,7 @@ from typing import Any
 
 import faust
 
+from services.kernel import heartbeat
 from services.kernel.envelope import Envelope, stream_game
 from services.kernel.store.base import EventStore
 from services.kernel.store.factory import open_store
@@ -134,6 +135,7 @@ def make_app(cfg: FaustConfig) -> faust.App:
     @app.timer(1.0)
     async def report() -> None:
         """Write lag (by-game messages not yet applied on this worker's partitions)."""
+        heartbeat.beat()
         if parts.projector is None:
             return
         lag = 0

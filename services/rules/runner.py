@@ -11,6 +11,7 @@ from services.deck.engine import DeckEngine
 from services.dice.port import DicePort
 from services.kernel.boundedjson import loads_bounded
 from services.kernel.canonical import canonical_json
+from services.kernel.decision import decision_key, parse_key
 from services.kernel.envelope import Envelope, NewEvent
 from services.kernel.errors import (
     InvalidArgument,
@@ -34,6 +35,7 @@ from services.kernel.upcast import for_rules
 from services.rules.kernel.api import (
     CHANCE,
     DECK_KINDS,
+    ChanceRequest,
     Command,
     Event,
     GameRules,
@@ -213,16 +215,25 @@ class GameRunner:
         loaded = await self.run_chance(game_id)
         return loaded, commitment
 
+    async def current(self, game_id: str) -> Loaded:
+        """Return the game at its latest version, answering chance first if it waits for it."""
+        loaded = await self.load(game_id)
+        if not loaded.ended and _waits_for_chance(loaded):
+            return await self.run_chance(game_id)
+        return loaded
+
     async def submit(
         self, game_id: str, command: Command, command_id: str = "", expected: int | None = None
     ) -> tuple[Loaded, bool]:
         """Decide and append a seat's command; return the game after chance and dedupe flag.
 
-        A command id the seat already used answers its first result before the version
-        and "game over" checks; the same id with other content is AlreadyExists.
+        A command id the seat already used answers its first result (the version after its
+        events and the chance they caused) before the version and "game over" checks, after
+        answering any chance a crash left pending; the same id with other content is
+        AlreadyExists.
         """
         for _ in range(RETRIES):
-            loaded = await self.load(game_id)
+            loaded = await self.current(game_id)
             key = command_key(loaded, command, command_id)
             if key and (prior := await self.store.command_result(game_stream(game_id), key)):
                 return await self.first_result(game_id, prior.version), True
@@ -272,16 +283,18 @@ class GameRunner:
 
     async def first_result(self, game_id: str, version: int) -> Loaded:
         """Return the game as first answered to a command that ended at version: after the
-        chance and game end that followed it (events no seat's command caused)."""
-        now = await self.load(game_id)
+        chance and game end that followed it (events no seat's command caused: no causation,
+        or a decision key)."""
+        now = await self.current(game_id)
         for env in await self.store.read(game_stream(game_id), version + 1):
-            if env.causation_id:
+            if env.causation_id and parse_key(env.causation_id) is None:
                 break
             version = env.version
         return replace(now, version=version)
 
     async def run_chance(self, game_id: str) -> Loaded:
-        """Answer every pending chance decision, then close the game if it is over."""
+        """Answer every pending chance decision once (keyed by the decision), then close the
+        game if it is over; another runner answering the same decision is not an error."""
         for _ in range(MAX_CHANCE_STEPS):
             loaded = await self.load(game_id)
             pending: Pending | None = loaded.rules.pending(loaded.state)
@@ -290,42 +303,51 @@ class GameRunner:
                     return await self._end(loaded)
                 return loaded
             assert pending.chance is not None
-            req = pending.chance
-            if req.kind == "roll":
-                roll = await self.dice.roll(
-                    game_id, req.purpose, list(req.dice), list(req.visible_to)
-                )
-                cmd = Command(
-                    CHANCE, "roll", {"faces": [d.face for d in roll.results], "nonce": roll.nonce}
-                )
-            elif req.kind in DECK_KINDS:
-                cmd = await self.deck.answer(game_id, req)
-            else:
-                perm = await self.dice.shuffle(game_id, req.purpose, req.count)
-                cmd = Command(CHANCE, "shuffle", {"order": list(perm.order), "nonce": perm.nonce})
+            key = decision_key(game_id, loaded.version)
+            cmd = await self.draw(game_id, pending.chance, key)
             events = loaded.rules.decide(loaded.state, cmd)
-            await self.store.append(
-                game_stream(game_id), loaded.version, [to_new_event(e) for e in events]
-            )
+            try:
+                await self.store.append(
+                    game_stream(game_id), loaded.version, [to_new_event(e, key) for e in events]
+                )
+            except VersionConflict:
+                continue  # answered meanwhile by another runner (with the same keyed draw)
         raise RuleViolation("chance did not settle; the engine keeps asking for dice")
 
+    async def draw(self, game_id: str, req: ChanceRequest, key: str) -> Command:
+        """Return chance's answer to a request, drawn once per decision key."""
+        if req.kind in DECK_KINDS:
+            return await self.deck.answer(game_id, req, key)
+        if req.kind == "roll":
+            roll = await self.dice.roll(
+                game_id, req.purpose, list(req.dice), list(req.visible_to), key
+            )
+            faces = [d.face for d in roll.results]
+            return Command(CHANCE, "roll", {"faces": faces, "nonce": roll.nonce})
+        perm = await self.dice.shuffle(game_id, req.purpose, req.count, key)
+        return Command(CHANCE, "shuffle", {"order": list(perm.order), "nonce": perm.nonce})
+
     async def _end(self, loaded: Loaded) -> Loaded:
+        """Append GameEnded (once), reveal the dice seed and return the ended game."""
         outcome = loaded.rules.outcome(loaded.state) or {}
+        data = {"outcome": outcome, "state_hash": loaded.rules.state_hash(loaded.state)}
+        key = decision_key(loaded.game_id, loaded.version)
         try:
             await self.store.append(
                 game_stream(loaded.game_id),
                 loaded.version,
-                [
-                    NewEvent(
-                        GAME_ENDED,
-                        {"outcome": outcome, "state_hash": loaded.rules.state_hash(loaded.state)},
-                    )
-                ],
+                [NewEvent(GAME_ENDED, data, causation_id=key)],
             )
         except VersionConflict:
             pass
         await self.dice.reveal(loaded.game_id)
         return await self.load(loaded.game_id)
+
+
+def _waits_for_chance(loaded: Loaded) -> bool:
+    """Return whether a game waits for chance (or is over without GameEnded yet)."""
+    pending = loaded.rules.pending(loaded.state)
+    return pending is None or pending.seat == CHANCE
 
 
 def parse_args(args_json: str, field: str = "args_json") -> dict[str, Any]:

@@ -77,7 +77,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         if not request.kind:
             raise InvalidArgument("kind", "is required; see ListLegalCommands")
         args = client_struct(request.args, "args")
-        loaded = await self.runner.load(request.game_id)
+        loaded = await self.runner.current(request.game_id)
         seat = _authorize(loaded, principal, request.seat)
         expected = request.expected_version or None
         if not principal.is_service and loaded.seat_status.get(seat) == "taken_over":
@@ -103,7 +103,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         principal: Principal,
     ) -> rules_pb2.ListLegalCommandsResponse:
         """List a seat's legal commands."""
-        loaded = await self.runner.load(request.game_id)
+        loaded = await self.runner.current(request.game_id)
         seat = _authorize(loaded, principal, request.seat)
         pending = loaded.rules.pending(loaded.state)
         commands = loaded.rules.legal_commands(loaded.state, seat) if pending else []
@@ -124,7 +124,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         principal: Principal,
     ) -> rules_pb2.GetGameResponse:
         """Summarize a game; player ids only to its players and services."""
-        loaded = await self.runner.load(request.game_id)
+        loaded = await self.runner.current(request.game_id)
         insider = principal.is_service or principal.subject in loaded.seats.values()
         outcome = loaded.outcome if loaded.ended else None
         pending = None if loaded.ended else loaded.rules.pending(loaded.state)

@@ -25,6 +25,7 @@ from kubernetes_validate.utils import all_versions
 from services.app import ALL, BOT_POOLS, SINGLE_SERVICES
 from services.bots.worker import GROUP as BOT_GROUP
 from services.cli.main import app as fallenctl
+from services.kernel import heartbeat
 from services.kernel.store.redis import feed_key
 from services.kernel.stream.kafka_topics import PARTITIONS as RELAY_PARTITIONS
 from services.projections import wiring
@@ -105,9 +106,9 @@ def test_compose_every_service_has_a_healthcheck(compose: dict[str, Any]) -> Non
         hc = svc.get("healthcheck")
         assert hc, f"{name}: no healthcheck"
         if name in WORKERS:
-            # Exempt: the image's HEALTHCHECK probes gRPC on 50051, which a worker never
-            # serves, so it is explicitly disabled (and nothing may wait for it, below).
-            assert hc == {"disable": True}, f"{name}: disable the image's gRPC healthcheck"
+            # A worker serves no gRPC: its healthcheck is the heartbeat file it touches.
+            assert hc["test"][:4] == ["CMD", "python", "-m", "services.kernel.heartbeat"], name
+            assert hc["test"][4] == svc["environment"]["FALLEN_HEARTBEAT_FILE"], name
             continue
         assert not hc.get("disable", False), name
         test = hc["test"]
@@ -131,7 +132,7 @@ def test_compose_depends_on_healthy_infra(compose: dict[str, Any]) -> None:
             assert deps.get(infra, {}).get("condition") == "service_healthy", (name, infra)
         for dep, cond in deps.items():
             assert dep in services, (name, dep)
-            assert dep not in WORKERS, f"{name} waits for {dep}, which has no healthcheck"
+            assert dep not in WORKERS, f"{name} waits for {dep}, a worker"
             assert cond == {"condition": "service_healthy"}, (name, dep)
             assert "healthcheck" in services[dep], (name, dep)
     # No cycles: repeatedly remove services whose dependencies are all removed.
@@ -226,7 +227,11 @@ def test_compose_publishes_only_the_client_facing_ports(compose: dict[str, Any])
             assert not ports, f"{name} should stay internal"
             continue
         assert len(ports) == 1, name
-        m = re.fullmatch(r"\$\{FALLEN_BIND:-127\.0\.0\.1\}:(\d+):(\d+)", str(ports[0]))
+        # HOST is a number, or ${FALLEN_<NAME>_PORT-number} (empty: ephemeral, to scale).
+        m = re.fullmatch(
+            r"\$\{FALLEN_BIND:-127\.0\.0\.1\}:(?:\$\{FALLEN_[A-Z_]+_PORT-)?(\d+)\}?:(\d+)",
+            str(ports[0]),
+        )
         assert m, f"{name}: publish as ${{FALLEN_BIND:-127.0.0.1}}:HOST:{GRPC_PORT}"
         assert m.group(2) == str(GRPC_PORT), name
         host_ports.append(m.group(1))
@@ -546,11 +551,15 @@ def test_deployments_are_probed_limited_and_non_root(
             # probe, scrape or route to, and no JWT secret.
             assert tuple(container["command"]) == WORKERS[name], f"{name}: command"
             assert container["args"] and container["args"][0].startswith("--"), name
-            for probe in ("livenessProbe", "readinessProbe", "startupProbe"):
+            for probe in ("readinessProbe", "startupProbe"):
                 assert probe not in container, f"{name}: {probe} on a port nothing serves"
+            beat = container["livenessProbe"]["exec"]["command"]
+            assert beat[:3] == ["python", "-m", "services.kernel.heartbeat"], name
+            assert beat[3].startswith("/var/lib/fallen/"), f"{name}: heartbeat in scratch"
             assert "ports" not in container, f"{name}: listens on nothing"
             assert not any(k.startswith("prometheus.io/") for k in notes), f"{name}: no /metrics"
-            assert "env" not in container, f"{name}: needs no secret"
+            env = {e["name"]: e for e in container.get("env", [])}
+            assert set(env) <= {"FALLEN_HEARTBEAT_FILE"}, f"{name}: needs no secret"
             continue
         assert notes.get("prometheus.io/scrape") == "true", name
         assert notes.get("prometheus.io/port") == str(METRICS_PORT), name
@@ -877,12 +886,18 @@ def test_readme_documents_the_operator_steps() -> None:
 # Read outside `fallenctl serve`'s options: the JWT key (services.kernel.auth), and the
 # projections settings (services.projections.wiring; FALLEN_VIEWS is also the worker's
 # --views).
-NON_OPTION_ENV = {"FALLEN_JWT_SECRET", "FALLEN_PROJECTIONS", "FALLEN_VIEWS"}
+NON_OPTION_ENV = {
+    "FALLEN_JWT_SECRET",
+    "FALLEN_PROJECTIONS",
+    "FALLEN_VIEWS",
+    heartbeat.ENV,  # the worker's liveness file (services/kernel/heartbeat.py)
+}
 
 
 def test_non_option_env_is_read_where_claimed() -> None:
     source = inspect.getsource(wiring)
     assert '"FALLEN_PROJECTIONS"' in source and '"FALLEN_VIEWS"' in source
+    assert heartbeat.ENV == "FALLEN_HEARTBEAT_FILE"
 
 
 def _cli_command(path: tuple[str, ...]) -> Any:

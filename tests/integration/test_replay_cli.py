@@ -145,6 +145,22 @@ THIRD_PARTY = textwrap.dedent(
         if e["type"] == "DeckShuffled":
             d = e["data"]
             assert d["after"] == [d["before"][i] for i in orders[d["nonce"]]]
+    # keys: in nonce order, each draw names one decision of this game ("game-<id>@<version>"),
+    # before the game ended; no decision twice, never back to an earlier decision
+    game = "game-" + game_id
+    ended = [e["version"] for e in recs if e["stream"] == game and e["type"] == "GameEnded"][0]
+    kinds = ("DiceRolled", "DiceShuffleDrawn")
+    drawn = sorted((e for e in recs if e["type"] in kinds), key=lambda e: e["data"]["nonce"])
+    assert [e["data"]["nonce"] for e in drawn] == list(range(len(drawn))), "nonces"
+    keys, last = set(), 0
+    for e in drawn:
+        key = e["data"]["key"]
+        stream, _, at = key.partition("@")
+        version = int(at.split("/")[0])
+        where = ("key", e["version"], e["data"]["nonce"])
+        assert stream == game and key not in keys and last <= version < ended, where
+        keys.add(key)
+        last = version
     print(json.dumps({"ok": True, "draws": checked, "events": len(recs)}))
     """
 )
@@ -171,6 +187,19 @@ async def test_an_export_verifies_with_a_script_written_from_the_docs_alone(game
     assert proc.returncode == 0, stderr.decode()
     result = json.loads(stdout)
     assert result["ok"] and result["events"] == len(lines) and result["draws"] >= 3
+    # and a second draw for one decision (chain recomputed) fails the script, naming its nonce
+    records = [json.loads(x) for x in lines]
+    i, j = [k for k, r in enumerate(records) if r["type"] == "DiceRolled"][:2]
+    forged = [dict(r) for r in records]
+    forged[j]["data"] = {**records[j]["data"], "key": records[i]["data"]["key"]}
+    (tmp_path / "forged.jsonl").write_text(jsonl(rechain(forged, "dice-g1")))
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-I", str(tmp_path / "check.py"), str(tmp_path / "forged.jsonl"),
+        cwd=tmp_path, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    _, stderr = await proc.communicate()
+    nonce = records[j]["data"]["nonce"]
+    assert proc.returncode == 1 and f"('key', {records[j]['version']}, {nonce})" in stderr.decode()
 
 
 async def exported(games: str, tmp_path: Path) -> list[dict]:

@@ -9,10 +9,12 @@ card goes to the receiving seat's hand there (hand-<seat>, or the public pile
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from typing import Any, Protocol
 
 from services.deck.engine import DeckEngine
+from services.kernel.decision import parse_key
 from services.kernel.errors import AlreadyExists, NotFound
 from services.rules.kernel.api import CHANCE, DECK_ANSWERS, ChanceRequest, Command
 
@@ -22,9 +24,18 @@ DEALT = "dealt"
 class DeckPort(Protocol):
     """The deck operations a rules runner needs (the deck service, in-process or gRPC)."""
 
-    async def answer(self, game_id: str, req: ChanceRequest) -> Command:
-        """Perform a deck request and return chance's answering command."""
+    async def answer(self, game_id: str, req: ChanceRequest, key: str = "") -> Command:
+        """Perform a deck request and return chance's answering command; every deck call
+        carries the decision key (with a part naming the call), so a repeat changes nothing."""
         ...
+
+
+def part_key(key: str, op: str, name: str) -> str:
+    """Return the key of one deck call of a decision: the decision key with a part naming
+    the operation and what it acts on (hashed, so any zone or card name fits)."""
+    if not key:
+        return ""
+    return f"{key}/{op}.{hashlib.sha256(name.encode()).hexdigest()[:16]}"
 
 
 def _zone_name(deck: str) -> str:
@@ -45,24 +56,36 @@ class DeckServicePort:
             return False
         return True
 
-    async def _ensure(self, game_id: str, zone: str, kind: str, owner: str = "") -> None:
+    async def _ensure(
+        self, game_id: str, zone: str, kind: str, owner: str = "", key: str = ""
+    ) -> None:
         if not await self._zone_exists(game_id, zone):
             try:
-                await self.engine.create_zone(game_id, zone, kind, owner)
+                await self.engine.create_zone(
+                    game_id, zone, kind, owner, key=part_key(key, "create", zone)
+                )
             except AlreadyExists:
                 pass
 
-    async def _receiver(self, game_id: str, visible_to: Sequence[str]) -> tuple[str, str]:
+    async def _receiver(
+        self, game_id: str, visible_to: Sequence[str], key: str = ""
+    ) -> tuple[str, str]:
         """Return (seat, hand zone) receiving drawn cards; a public pile when not one seat."""
         if len(visible_to) == 1:
             seat = visible_to[0]
-            await self._ensure(game_id, f"hand-{seat}", "hand", seat)
+            await self._ensure(game_id, f"hand-{seat}", "hand", seat, key)
             return seat, f"hand-{seat}"
-        await self._ensure(game_id, DEALT, "pile")
+        await self._ensure(game_id, DEALT, "pile", "", key)
         return "", DEALT
 
     async def _stage(
-        self, game_id: str, deck: str, cards: Sequence[str], shuffled: bool, position: str
+        self,
+        game_id: str,
+        deck: str,
+        cards: Sequence[str],
+        shuffled: bool,
+        position: str,
+        key: str = "",
     ) -> int:
         """Put cards into a deck (creating it), then shuffle it or keep them in order.
 
@@ -71,54 +94,68 @@ class DeckServicePort:
         """
         state = await self.engine.state(game_id)
         if deck not in state.zones:
-            await self.engine.create_zone(game_id, deck, "deck")
+            await self.engine.create_zone(game_id, deck, "deck", key=part_key(key, "create", deck))
         where = {c: z.name for z in state.zones.values() if z.kind != "deck" for c in z.cards}
-        pile = f"{deck}.in{state.version}"
+        parsed = parse_key(key.split("/", 1)[0]) if key else None
+        pile = f"{deck}.in{parsed.version if parsed else state.version}"
         fresh = [c for c in cards if c not in where]
-        await self.engine.create_zone(game_id, pile, "pile", "", fresh)
+        pk = part_key(key, "create", pile)
+        await self.engine.create_zone(game_id, pile, "pile", "", fresh, key=pk)
         for card in cards:
-            if card in where:
-                await self.engine.put_card(game_id, card, where[card], pile, "bottom")
+            if card in where and where[card] != pile:
+                pk = part_key(key, "stage", card)
+                await self.engine.put_card(game_id, card, where[card], pile, "bottom", pk)
         if shuffled:
             if not cards and not await self.engine.count(game_id, deck):
                 return 0
-            return (await self.engine.reshuffle_discard(game_id, pile, deck)).count
+            pk = part_key(key, "reshuffle", deck)
+            return (await self.engine.reshuffle_discard(game_id, pile, deck, pk)).count
         for card in cards if position == "bottom" else list(reversed(cards)):
-            await self.engine.put_card(game_id, card, pile, deck, position)
+            pk = part_key(key, "put", card)
+            await self.engine.put_card(game_id, card, pile, deck, position, pk)
         return await self.engine.count(game_id, deck)
 
-    async def answer(self, game_id: str, req: ChanceRequest) -> Command:
+    async def answer(self, game_id: str, req: ChanceRequest, key: str = "") -> Command:
         """Perform a deck request against the deck service and return chance's answer."""
         zone = _zone_name(req.deck)
         out: dict[str, Any] = {"deck": req.deck}
         if req.kind == "deck_form":
-            out["count"] = await self._stage(game_id, zone, req.cards, req.shuffled, "bottom")
+            out["count"] = await self._stage(game_id, zone, req.cards, req.shuffled, "bottom", key)
         elif req.kind == "deck_shuffle":
             n = await self.engine.count(game_id, zone)
-            out["count"] = (await self.engine.shuffle(game_id, zone)).count if n else 0
+            pk = part_key(key, "shuffle", zone)
+            out["count"] = (await self.engine.shuffle(game_id, zone, pk)).count if n else 0
         elif req.kind == "deck_put":
-            out["count"] = await self._stage(game_id, zone, req.cards, False, req.position)
+            out["count"] = await self._stage(game_id, zone, req.cards, False, req.position, key)
         elif req.kind == "deck_draw":
-            seat, hand = await self._receiver(game_id, req.visible_to)
+            seat, hand = await self._receiver(game_id, req.visible_to, key)
             if seat:
-                drawn = await self.engine.draw(game_id, zone, seat, req.count)
+                pk = part_key(key, "draw", zone)
+                drawn = await self.engine.draw(game_id, zone, seat, req.count, key=pk)
                 out["cards"] = list(drawn.cards)
             else:
-                out["cards"] = await self._deal_public(game_id, zone, hand, req.count)
+                out["cards"] = await self._deal_public(game_id, zone, hand, req.count, key)
         elif req.kind == "deck_search":
             if not req.visible_to:
                 raise ValueError("deck_search needs a receiving seat in visible_to")
-            seat, _ = await self._receiver(game_id, req.visible_to[:1])
-            found = await self.engine.search(game_id, zone, seat, "", list(req.match), req.count)
+            seat, _ = await self._receiver(game_id, req.visible_to[:1], key)
+            pk = part_key(key, "search", zone)
+            found = await self.engine.search(
+                game_id, zone, seat, "", list(req.match), req.count, key=pk
+            )
             out["cards"] = list(found.cards)
         else:
             raise ValueError(f"not a deck request: {req.kind!r}")
         return Command(CHANCE, DECK_ANSWERS[req.kind], out)
 
-    async def _deal_public(self, game_id: str, zone: str, pile: str, count: int) -> list[str]:
+    async def _deal_public(
+        self, game_id: str, zone: str, pile: str, count: int, key: str = ""
+    ) -> list[str]:
         """Turn the top count cards of a deck face up onto the public pile."""
         state = await self.engine.state(game_id)
         top = list(state.get(zone).cards[:count])
-        for card in top:
-            await self.engine.discard(game_id, card, zone, pile)
+        for n, card in enumerate(top):
+            await self.engine.discard(
+                game_id, card, zone, pile, part_key(key, "deal", f"{zone}#{n}")
+            )
         return top

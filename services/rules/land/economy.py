@@ -96,8 +96,14 @@ def upgrade_tech(town: Town, tech: str) -> Town:
     return adjust(town, town_health=int(eco["tech_town_health"]))
 
 
-def sell_tech(town: Town, bank: Bank, tech: str) -> tuple[Town, Bank]:
-    """Return town and Bank after selling a Technology (25 per tier); the chip returns."""
+def upgrade_from_bank(town: Town, bank: Bank, tech: str) -> tuple[Town, Bank]:
+    """Return town and Bank after an upgrade that takes a second chip (Harsh Reality Mod. 1)."""
+    town = upgrade_tech(town, tech)
+    return town, _take(bank, tech)
+
+
+def sell_tech(town: Town, bank: Bank, tech: str, per_tier: bool = False) -> tuple[Town, Bank]:
+    """Return town and Bank after selling a Technology (25 per tier); the chip(s) return."""
     eco = economy()
     tier = town.techs.get(tech)
     if not tier:
@@ -106,7 +112,9 @@ def sell_tech(town: Town, bank: Bank, tech: str) -> tuple[Town, Bank]:
     town = replace(
         town, techs=_frozen(techs), salvage=town.salvage + tier * int(eco["tech_sell_price"])
     )
-    return adjust(town, town_health=-tier * int(eco["tech_town_health"])), _give(bank, tech)
+    for _ in range(tier if per_tier else 1):
+        bank = _give(bank, tech)
+    return adjust(town, town_health=-tier * int(eco["tech_town_health"])), bank
 
 
 def defense_price(held: int) -> int:

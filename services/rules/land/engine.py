@@ -17,11 +17,12 @@ from services.rules.land import (  # noqa: F401
     npcm_flow,
     play,
     setup_flow,
+    solo,
     turn,
 )
 from services.rules.land.data import catalog, economy
 from services.rules.land.flow import REGISTRY
-from services.rules.land.setup import is_epic, setup_numbers, validate_options
+from services.rules.land.setup import is_epic, is_solo, seat_range, setup_numbers, validate_options
 from services.rules.land.state import SEATS, ZONES, players
 
 SCHEMAS: dict[str, dict[str, type]] = {
@@ -61,20 +62,21 @@ class LandRules(KernelRules):
     def initial_events(self, game_id: str, setup: Setup) -> list[Event]:
         """Return the events creating a game: counters, options, then setup until a decision."""
         n = len(setup.seats)
-        if set(setup.seats) != set(SEATS[:n]) or not 2 <= n <= 6:
-            raise InvalidArgument("seats", "land is played by 2-6 seats named p1..pN")
         try:
             opts = validate_options(dict(setup.options))
         except ValueError as exc:
             field, _, msg = str(exc).partition(": ")
             raise InvalidArgument(field, msg) from exc
+        low, high = seat_range(opts)
+        if set(setup.seats) != set(SEATS[:n]) or not low <= n <= high:
+            raise InvalidArgument("seats", f"this land game is played by {low}-{high} seats p1..pN")
         catalog()
         nums = setup_numbers(n, opts)
         ctx = REGISTRY.ctx(State())
         ctx.emit("game_created", {"game_id": game_id, "seats": dict(setup.seats), "options": opts})
         ctx.setv("players", list(SEATS[:n]))
         ctx.setv("options", opts)
-        ctx.setv("epic", is_epic(n))
+        ctx.setv("epic", is_epic(n) and not is_solo(opts))
         ctx.setv(
             "numbers",
             {
@@ -129,12 +131,15 @@ class LandRules(KernelRules):
             return None
         result = state.var("result") or {}
         winners = result.get("winners", [])
-        return {
+        out = {
             "winner": winners[0] if len(winners) == 1 else "",
             "winners": winners,
             "kind": result.get("kind", ""),
             "scores": result.get("scores", {}),
         }
+        if "turns" in result:  # solo variants record the turns taken
+            out["turns"] = result["turns"]
+        return out
 
 
 RULES = LandRules()

@@ -16,12 +16,13 @@ from services.rules.land.economy import (
     defense_price,
     sell_defense,
     sell_tech,
+    upgrade_from_bank,
     upgrade_tech,
 )
 from services.rules.land.flow import Args, Ctx, answer, options, sync_bank, sync_town, task
 from services.rules.land.party import CROWNS
 from services.rules.land.play import play_card, playable
-from services.rules.land.state import bank, players, town
+from services.rules.land.state import bank, game_options, players, town
 
 FACTS = {
     "sell_tech": "tech_sold",
@@ -31,6 +32,11 @@ FACTS = {
     "convert_defense": "defense_converted",
 }
 TIMED = {"sell": ("town_business", "any"), "purchase": ("town_business", "any")}
+
+
+def _mod1(state: State) -> bool:
+    """Return whether tier 2 counts as two chips of the Bank (A Harsh Reality, Modifier 1)."""
+    return bool(game_options(state).get("harsh_modifier_1"))
 
 
 def _finance_options(ctx: Ctx, seat: str, sub: str) -> list[tuple[str, Args]]:
@@ -47,7 +53,8 @@ def _finance_options(ctx: Ctx, seat: str, sub: str) -> list[tuple[str, Args]]:
             stock_ok = b.techs is None or b.techs[x] > 0
             if x not in t.techs and stock_ok and t.salvage >= int(eco["tech_price"]):
                 opts.append(("buy_tech", {"tech": x}))
-            if t.techs.get(x) == 1 and t.salvage >= int(eco["tech_upgrade_price"]):
+            up_ok = stock_ok or not _mod1(ctx.state)
+            if t.techs.get(x) == 1 and up_ok and t.salvage >= int(eco["tech_upgrade_price"]):
                 opts.append(("upgrade_tech", {"tech": x}))
         if t.defense < int(eco["defense_max"]) and (b.defense is None or b.defense > 0):
             if t.salvage >= defense_price(t.defense):
@@ -107,7 +114,7 @@ def _financed(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
         ctx.note("spoils_sold", seat=seat, card=args["card"], price=price)
     elif kind in ("sell_tech", "buy_tech", "sell_defense", "buy_defense", "convert_defense"):
         fn = {
-            "sell_tech": lambda: sell_tech(t, b, args["tech"]),
+            "sell_tech": lambda: sell_tech(t, b, args["tech"], _mod1(ctx.state)),
             "buy_tech": lambda: buy_tech(t, b, args["tech"]),
             "sell_defense": lambda: sell_defense(t, b),
             "buy_defense": lambda: buy_defense(t, b),
@@ -120,6 +127,11 @@ def _financed(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
         sync_town(ctx, seat, nt, kind)
         sync_bank(ctx, nb)
         ctx.note(FACTS[kind], seat=seat, **args)
+    elif kind == "upgrade_tech" and _mod1(ctx.state):
+        nt, nb = upgrade_from_bank(t, b, args["tech"])
+        sync_town(ctx, seat, nt, "upgraded")
+        sync_bank(ctx, nb)
+        ctx.note("tech_upgraded", seat=seat, **args)
     elif kind == "upgrade_tech":
         sync_town(ctx, seat, upgrade_tech(t, args["tech"]), "upgraded")
         ctx.note("tech_upgraded", seat=seat, **args)

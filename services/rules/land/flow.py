@@ -35,7 +35,10 @@ def sync_town(ctx: Ctx, seat: str, new: Town, reason: str) -> None:
     old = town(ctx.state, seat)
     ctx.add(f"salvage.{seat}", new.salvage - old.salvage, reason)
     ctx.add(f"prestige.{seat}", new.prestige - old.prestige, reason)
-    ctx.add(f"th.{seat}", new.town_health - old.town_health, reason)
+    gain = new.town_health - old.town_health
+    if gain > 0 and ctx.state.var(f"homeless.{seat}"):
+        gain = 0  # God's Hammer: "may not gain Town Health again until they relocate"
+    ctx.add(f"th.{seat}", gain, reason)
     ctx.add(f"defense.{seat}", new.defense - old.defense, reason)
     for t in set(old.techs) | set(new.techs):
         ctx.add(f"tech.{seat}.{t}", new.techs.get(t, 0) - old.techs.get(t, 0), reason)

@@ -33,11 +33,12 @@ class GameMap:
     resources: dict[str, Resource]
     towns: dict[int, Hex]
     number_by_hex: dict[Hex, int]
+    blocked: frozenset[Hex] = frozenset()  # hexes made impassable in play (God's Hammer)
 
     def passable(self, h: Hex) -> bool:
         """Return whether a party may enter the hex."""
         t = self.terrain.get(h)
-        return t is not None and not (t & self.impassable)
+        return t is not None and not (t & self.impassable) and h not in self.blocked
 
     def neighbours(self, h: Hex) -> list[Hex]:
         """Return the passable hexes adjacent to h (odd-q offset layout, y northwards)."""
@@ -53,6 +54,11 @@ class GameMap:
             if r.at == h:
                 return r
         return None
+
+
+def adjacent(h: Hex) -> list[Hex]:
+    """Return every hex position next to h, passable or not."""
+    return _adjacent(h)
 
 
 def _adjacent(h: Hex) -> list[Hex]:

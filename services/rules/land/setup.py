@@ -8,8 +8,19 @@ from typing import Any
 
 from services.rules.land.data import economy
 
-OPTION_KEYS = ("short_game", "max_turns", "variant", "harsh_reality", "gods_hammer", "ronin")
-VARIANTS = ("standard",)
+OPTION_KEYS = (
+    "short_game",
+    "max_turns",
+    "variant",
+    "harsh_reality",
+    "harsh_modifier_1",
+    "harsh_modifier_2",
+    "gods_hammer",
+    "ronin",
+)
+HARSH_KEYS = ("harsh_reality", "harsh_modifier_1", "harsh_modifier_2")
+VARIANTS = ("standard", "solo1")
+SOLO_VARIANTS = ("solo1",)
 
 
 @dataclass(frozen=True)
@@ -35,13 +46,28 @@ def is_epic(players: int) -> bool:
     return players == 6
 
 
+def is_solo(options: Mapping[str, Any] | None) -> bool:
+    """Return whether the options choose a solo variant (one player)."""
+    return bool(options) and (options or {}).get("variant") in SOLO_VARIANTS
+
+
+def seat_range(options: Mapping[str, Any] | None) -> tuple[int, int]:
+    """Return the (least, most) players the options allow: 1 for solo, else 2-6."""
+    return (1, 1) if is_solo(options) else (2, 6)
+
+
 def setup_numbers(players: int, options: Mapping[str, Any] | None = None) -> SetupNumbers:
-    """Return the setup numbers: 2-5 players per the core game, 6 per the Epic rules."""
-    if not 2 <= players <= 6:
-        raise ValueError(f"Fallen Land is played by 2-6 players here, not {players}")
+    """Return the setup numbers: 2-5 players per the core game, 6 Epic, 1 per a solo variant."""
+    low, high = seat_range(options)
+    if not low <= players <= high:
+        raise ValueError(f"Fallen Land is played by {low}-{high} players here, not {players}")
     eco = economy()
     epic = is_epic(players)
-    row = eco["setup"]["epic" if epic else "standard"]
+    key = (options or {}).get("variant") if is_solo(options) else "epic" if epic else "standard"
+    row = dict(eco["setup"][key])
+    harsh = bool((options or {}).get("harsh_reality"))
+    if harsh and (options or {}).get("harsh_modifier_2"):
+        row.update(eco["harsh_modifier_2"])
     return SetupNumbers(
         players=players,
         characters=int(row["characters"]),
@@ -51,7 +77,7 @@ def setup_numbers(players: int, options: Mapping[str, Any] | None = None) -> Set
         action=int(row["action"]),
         salvage=int(row["salvage"]),
         hand_limit=int(row["hand_limit"]),
-        tech_stock=players - 1 if epic else None,
+        tech_stock=players - 1 if epic or harsh else None,
         defense_supply=int(eco["epic_defense_supply"]) if epic else None,
         town_health=int(eco["start_town_health"]),
         prestige=int(eco["start_prestige"]),
@@ -71,10 +97,21 @@ def validate_options(options: Mapping[str, Any]) -> dict[str, Any]:
     if mt is not None and (not isinstance(mt, int) or isinstance(mt, bool) or mt < 1):
         raise ValueError("options.max_turns: must be a positive integer or null")
     if out["variant"] not in VARIANTS:
-        raise ValueError("options.variant: only 'standard' is available")
-    for key in ("harsh_reality", "gods_hammer", "ronin"):
-        if out.get(key):
-            raise ValueError(f"options.{key}: not available yet")
+        raise ValueError(f"options.variant: must be one of {', '.join(VARIANTS)}")
+    for key in HARSH_KEYS:
+        if not isinstance(out.get(key, False), bool):
+            raise ValueError(f"options.{key}: must be true or false")
+    for key in HARSH_KEYS[1:]:
+        if out.get(key) and not out.get("harsh_reality"):
+            raise ValueError(f"options.{key}: needs harsh_reality")
+    if out.get("harsh_reality") and is_solo(out):
+        raise ValueError("options.harsh_reality: an optional rule for 2-6 players, not solo")
+    if not isinstance(out.get("gods_hammer", False), bool):
+        raise ValueError("options.gods_hammer: must be true or false")
+    if out.get("gods_hammer") and is_solo(out):
+        raise ValueError("options.gods_hammer: an optional rule for 2-6 players, not solo")
+    if out.get("ronin"):
+        raise ValueError("options.ronin: not available yet")
     return out
 
 

@@ -15,7 +15,8 @@ from services.rules.land.effects import track_deltas
 from services.rules.land.flow import Args, Ctx, answer, options, receive, sync_town, task
 from services.rules.land.hexmap import game_map
 from services.rules.land.party import CROWNS
-from services.rules.land.setup import first_player, reroll_seats
+from services.rules.land.setup import first_player, is_solo, reroll_seats
+from services.rules.land.solo_decks import solo_deck
 from services.rules.land.state import DECK_NAMES, players, town
 
 # 2d10 read as 1-100: the composite's parts rolled as one chance request (docs/games/land.md)
@@ -32,9 +33,8 @@ def _setup(ctx: Ctx, a: Args) -> None:
     i = int(a.get("i", 0))
     if i < len(DECK_NAMES):
         name = DECK_NAMES[i]
-        req = ChanceRequest(
-            "deck_form", f"form {name}", deck=f"deck.{name}", cards=catalog().decks[name]
-        )
+        cards = solo_deck(name, ctx.state.var("options", {}))
+        req = ChanceRequest("deck_form", f"form {name}", deck=f"deck.{name}", cards=cards)
         ctx.deal(req, "deck_formed", i=i)
         return
     ctx.push(("mission_roll", {}))
@@ -90,8 +90,12 @@ def _faction_rolled(ctx: Ctx, a: Args) -> None:
     ctx.setv(f"faction.{seat}", roll)
     ctx.setv(f"pos.{seat}", list(f["at"]))
     ctx.setv(f"home.{seat}", list(f["at"]))
+    harsh = ctx.state.var("options", {}).get("harsh_reality")
     for tech in f["techs"]:
         ctx.add(f"tech.{seat}.{tech}", 1, "starting technology")
+        if harsh and ctx.state.count(f"bank.tech.{tech}") > 0:
+            # "Organize the TTs before handing out each Faction's Starting TTs"
+            ctx.add(f"bank.tech.{tech}", -1, "starting technology")
     ctx.push(("faction_roll", {"i": i + 1}))
 
 
@@ -220,7 +224,10 @@ def _equip(ctx: Ctx, a: Args) -> None:
     seats = players(ctx.state)
     i = int(a["i"])
     if i >= len(seats):
-        ctx.push(("first_roll", {"seats": seats}))
+        if is_solo(ctx.state.var("options", {})):
+            ctx.push(("solo_first", {}))
+        else:
+            ctx.push(("first_roll", {"seats": seats}))
         return
     seat = seats[i]
     ctx.ask(seat, "choose_roster", "rostered", "which Characters wait in the Town Roster", i=i)
@@ -282,6 +289,14 @@ def _assigned(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
     )
     ctx.move(args["card"], f"stash.{seat}", dst)
     ctx.push(("assign", {"i": int(data["i"])}))
+
+
+@task("solo_first")
+def _solo_first(ctx: Ctx, a: Args) -> None:
+    """Solo: 'The player functions as the First Player; always going first.'"""
+    ctx.setv("first", players(ctx.state)[0])
+    ctx.set_to("turn", 1, "turn marker 1/1")
+    ctx.push(("turn_start", {}))
 
 
 @task("first_roll")

@@ -47,11 +47,12 @@ def town(state: State, seat: str) -> Town:
 
 
 def bank(state: State) -> Bank:
-    """Return the Bank (limited only in the Epic game)."""
-    if not state.var("epic"):
+    """Return the Bank (limited in the Epic game and under A Harsh Reality)."""
+    if not (state.var("epic") or game_options(state).get("harsh_reality")):
         return Bank(None, None)
     techs = {t: state.count(f"bank.tech.{t}") for t in economy()["techs"]}
-    return Bank(MappingProxyType(techs), state.count("bank.defense"))
+    defense = state.count("bank.defense") if state.var("epic") else None
+    return Bank(MappingProxyType(techs), defense)
 
 
 def member(state: State, seat: str, crown: int) -> Member | None:

@@ -8,11 +8,13 @@ from services.rules.land.data import card, economy, factions
 from services.rules.land.deeds import Weeks, new_turn
 from services.rules.land.economy import adjust, lose_resource, production
 from services.rules.land.flow import Args, Ctx, answer, options, sync_town, task
+from services.rules.land.gods_hammer import hammer_on
 from services.rules.land.hexmap import game_map
+from services.rules.land.setup import is_solo
 from services.rules.land.setup_flow import apply_simple
 from services.rules.land.state import game_options, players, town
 from services.rules.land.town_events import roll_town_event
-from services.rules.land.victory import Standing, check_end_of_phase
+from services.rules.land.victory import Standing, check_end_of_phase, solo_end
 from services.rules.land.zones import ends_phase, next_step, turn_order
 
 
@@ -50,11 +52,15 @@ def _step(ctx: Ctx, a: Args) -> None:
         "turn_marker": None,
     }[sub]
     tasks: list[tuple[str, Args]] = []
+    if sub == "auction_house" and is_solo(game_options(ctx.state)):
+        per_seat = "solo_auction"
     if sub == "npcms":
         tasks.append(("npcms_act", {}))
     elif per_seat is not None:
         timing = {"resolve": "effects"}.get(sub, "")
         tasks += [(per_seat, {"seat": s, "sub": sub, "timing": timing}) for s in order(ctx)]
+    if sub == "resolve" and hammer_on(ctx.state):
+        tasks.insert(0, ("nuke", {}))  # "During each Effects Phase, a nuke detonates"
     tasks.append(("after_step", {"phase": phase, "sub": sub}))
     ctx.push(*tasks)
 
@@ -90,15 +96,19 @@ def victory(ctx: Ctx, last_phase: bool) -> bool:
     """Check victory at the end of a phase; end the game and return True when won."""
     st = standings(ctx)
     turn = ctx.state.count("turn")
-    v = check_end_of_phase(st, game_options(ctx.state), turn, last_phase)
+    opts = game_options(ctx.state)
+    v = (solo_end if is_solo(opts) else check_end_of_phase)(st, opts, turn, last_phase)
     if v is None:
         return False
     scores = {
         s: {"prestige": x.prestige, "town_health": x.town_health, "resources": x.resources}
         for s, x in st.items()
     }
-    ctx.setv("result", {"winners": list(v.winners), "kind": v.kind, "scores": scores})
-    ctx.emit("game_won", {"winners": list(v.winners), "kind": v.kind, "scores": scores})
+    result: dict[str, object] = {"winners": list(v.winners), "kind": v.kind, "scores": scores}
+    if is_solo(opts):
+        result["turns"] = turn  # "Record the number of Turns it took you" (solo variants)
+    ctx.setv("result", result)
+    ctx.emit("game_won", result)
     ctx.emit("game_over", {"winner": ",".join(v.winners), "reason": v.kind})
     return True
 

@@ -62,6 +62,22 @@ def check_end_of_phase(
     return None
 
 
+def solo_end(
+    standings: Mapping[str, Standing], options: Mapping[str, Any], turn: int, last_phase: bool
+) -> Victory | None:
+    """Return the solo result: a Prestige or Town Health victory, or a loss at the turn limit."""
+    ((seat, s),) = standings.items()
+    need_p, need_th = thresholds(options)
+    if s.prestige >= need_p:
+        return Victory((seat,), "prestige")
+    if s.town_health >= need_th:
+        return Victory((seat,), "town_health")
+    limit = options.get("max_turns")
+    if limit is not None and last_phase and turn >= int(limit):
+        return Victory((), "turn_limit")
+    return None
+
+
 def clamp_track(track: str, value: int) -> int:
     """Return a track value kept within 0..20 Prestige or 0..80 Town Health."""
     top = int(economy()["victory"][track])

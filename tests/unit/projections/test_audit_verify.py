@@ -11,6 +11,7 @@ import pytest
 from services.audit.logfile import parse_jsonl, store_records, to_jsonl
 from services.audit.verify import verify_game
 from services.deck.engine import DeckEngine
+from services.kernel.decision import decision_key
 from services.kernel.store.sqlite import SqliteEventStore
 from services.projections import core
 from services.projections.records import record_envelope
@@ -121,7 +122,7 @@ async def test_given_a_game_roll_that_disagrees_with_the_dice_then_replay_names_
         records[i]["stream"],
         records[i]["version"],
     )
-    assert "does not follow from any unused roll draw" in report.mismatch.what
+    assert "does not follow from dice nonce" in report.mismatch.what
 
 
 async def test_given_two_events_reordered_then_the_first_out_of_place_is_named():
@@ -169,9 +170,12 @@ async def test_given_a_deck_shuffle_whose_after_is_forged_then_the_deck_event_is
     await play(runner, "toy", "g1", random.Random(5), steps=0)
     deck = DeckEngine(store, runner.dice)
     cards = [f"card.x{i}" for i in range(10)]
-    await deck.create_zone("g1", "library", "deck", cards=cards, shuffle=True)
-    await deck.create_zone("g1", "hand.a", "hand", owner="a")
-    await deck.draw("g1", "library", "a", 2)
+    at = (await runner.load("g1")).version
+    await deck.create_zone(
+        "g1", "library", "deck", cards=cards, shuffle=True, key=decision_key("g1", at, "lib")
+    )
+    await deck.create_zone("g1", "hand.a", "hand", owner="a", key=decision_key("g1", at, "hand"))
+    await deck.draw("g1", "library", "a", 2, key=decision_key("g1", at, "draw"))
     assert await advance(runner, "g1", random.Random(5), steps=200)
     records = await store_records(store, "g1")
     await store.close()

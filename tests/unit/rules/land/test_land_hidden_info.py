@@ -72,3 +72,21 @@ def test_no_event_names_a_private_card_to_anyone_but_its_owner() -> None:
                 assert ev.visibility not in ("public",), (ev.type, c)
                 assert set(ev.visibility) <= {owner}, (ev.type, c, ev.visibility)
             state = RULES.evolve(state, ev)
+
+
+def test_solo_and_harsh_games_never_name_a_hidden_card() -> None:
+    # given a Solo Variant I game and A Harsh Reality game (with both modifiers), when every
+    # reader's feed and view is rebuilt at every append, then no hidden card is named early
+    games = (
+        ({"p1": "solo"}, {"variant": "solo1", "max_turns": 1}),
+        (
+            {"p1": "a", "p2": "b", "p3": "c"},
+            {"harsh_reality": True, "harsh_modifier_1": True, "harsh_modifier_2": True},
+        ),
+    )
+    checks = 0
+    for i, (seats, opts) in enumerate(games):
+        gid = f"hidden-opt{i}"
+        p = play(RULES, Setup(seats, {"max_turns": 1, **opts}), f"ho{i}", gid)
+        checks += scan_game("land", gid, envelopes(RULES, gid, seats, p), {"land": RULES})
+    assert checks > 100

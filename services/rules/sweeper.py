@@ -1,0 +1,153 @@
+"""Answer chance a crash left pending: follow the store's feed and resume open games.
+
+A rules process can die between appending a command and answering the chance it caused.
+The sweeper follows every shard's global feed, keeps the set of open games (created, not
+ended) with its feed positions in the store's meta (so a restarted process picks up where
+the last left off), and a short while after a game's last event it answers the chance the
+game waits for (keyed, so it is drawn once whoever answers) and reveals the seed of an
+ended game whose reveal was lost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+from dataclasses import dataclass, field
+
+from services.kernel.envelope import Envelope, stream_game
+from services.kernel.errors import DomainError
+from services.kernel.games import GAME_CREATED, GAME_ENDED
+from services.kernel.store.base import EventStore
+from services.rules.common.api import CHANCE
+from services.rules.runner import GameRunner
+
+log = logging.getLogger("fallen.rules.sweeper")
+
+INTERVAL_S = 1.0
+GRACE_S = 1.0
+BATCH = 1000
+
+
+@dataclass
+class Tracked:
+    """What the sweeper knows: feed positions per shard, open games, games to look at."""
+
+    positions: list[int]
+    open: set[str] = field(default_factory=set)
+    due: dict[str, float] = field(default_factory=dict)
+    reveal: set[str] = field(default_factory=set)
+
+    def see(self, env: Envelope, now: float) -> None:
+        """Fold one feed event into what is tracked."""
+        if not env.stream.startswith("game-"):
+            return
+        gid = stream_game(env.stream)
+        if env.type == GAME_CREATED:
+            self.open.add(gid)
+        if env.type == GAME_ENDED:
+            self.open.discard(gid)
+            self.due.pop(gid, None)
+            self.reveal.add(gid)
+        elif gid in self.open:
+            self.due[gid] = now
+
+    def to_json(self) -> str:
+        """Return the checkpoint kept in the store's meta."""
+        return json.dumps({"positions": self.positions, "open": sorted(self.open)})
+
+
+def shard_count(store: EventStore) -> int:
+    """Return how many global feeds (shards) a store has."""
+    return int(getattr(store, "shards", 1))
+
+
+async def read_feed(store: EventStore, shard: int, position: int) -> list[Envelope]:
+    """Return one shard's feed events from position on (at most BATCH)."""
+    if shard == 0:
+        return await store.read_all(position, BATCH)
+    return await store.read_all(position, BATCH, shard=shard)  # type: ignore[call-arg]
+
+
+class ChanceSweeper:
+    """Resumes games a crash left waiting for chance, and reveals seeds a crash withheld."""
+
+    def __init__(
+        self, runner: GameRunner, interval: float = INTERVAL_S, grace: float = GRACE_S
+    ) -> None:
+        self.runner = runner
+        self.store = runner.store
+        self.interval = interval
+        self.grace = grace
+        pool = ",".join(runner.only) if runner.only else "all"
+        self.meta_key = f"chance-sweeper:{pool}"
+        self.tracked: Tracked | None = None
+
+    async def _start(self) -> Tracked:
+        raw = await self.store.get_meta(self.meta_key)
+        saved = json.loads(raw) if raw else {}
+        positions = list(saved.get("positions", []))
+        positions += [0] * (shard_count(self.store) - len(positions))
+        tracked = Tracked(positions, set(saved.get("open", [])))
+        tracked.due = dict.fromkeys(tracked.open, 0.0)  # look at every open game once
+        return tracked
+
+    async def sweep_once(self) -> int:
+        """Follow the feeds, then resume every quiet open game; return how many it resumed."""
+        if self.tracked is None:
+            self.tracked = await self._start()
+        t = self.tracked
+        before = t.to_json()
+        now = time.monotonic()
+        for shard in range(len(t.positions)):
+            while batch := await read_feed(self.store, shard, t.positions[shard] + 1):
+                for env in batch:
+                    t.see(env, now)
+                t.positions[shard] = batch[-1].position
+        for gid in sorted(t.reveal):
+            with contextlib.suppress(DomainError):
+                await self.runner.dice.reveal(gid)
+            t.reveal.discard(gid)
+        resumed = 0
+        for gid, seen in sorted(t.due.items()):
+            if seen > now - self.grace:
+                continue
+            del t.due[gid]
+            try:
+                resumed += await self._resume(gid)
+            except Exception:  # dice or store down: look again next sweep
+                log.exception("resuming chance failed", extra={"game_id": gid})
+                t.due[gid] = now
+        after = t.to_json()
+        if after != before:
+            await self.store.set_meta(self.meta_key, after)
+        return resumed
+
+    async def _resume(self, gid: str) -> int:
+        """Answer a game's pending chance if it waits for it; return 1 if it did."""
+        assert self.tracked is not None
+        try:
+            loaded = await self.runner.load(gid)
+        except DomainError:  # a game kind another pool serves, or gone
+            self.tracked.open.discard(gid)
+            return 0
+        if loaded.ended:
+            self.tracked.open.discard(gid)
+            return 0
+        pending = loaded.rules.pending(loaded.state)
+        if pending is not None and pending.seat != CHANCE:
+            return 0
+        log.info("resuming chance", extra={"game_id": gid, "version": loaded.version})
+        await self.runner.run_chance(gid)
+        return 1
+
+    async def run_forever(self, stop: asyncio.Event | None = None) -> None:
+        """Sweep every interval until stopped (errors are logged and retried)."""
+        while stop is None or not stop.is_set():
+            try:
+                await self.sweep_once()
+            except Exception:  # keep sweeping: a store hiccup must not end the sweeper
+                log.exception("chance sweep failed; retrying")
+            await asyncio.sleep(self.interval)
