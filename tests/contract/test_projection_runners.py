@@ -120,12 +120,17 @@ class FaustAgent(Harness):
     kind = "faust"
 
     def __init__(self, store: EventStore, views: ViewStore) -> None:
-        import os
 
         from services.projections.faust_app import FaustConfig, make_app
 
         assert isinstance(store, SqliteEventStore) and isinstance(views, ViewStoreWithUrl)
-        os.environ["FALLEN_EXTRA_GAMES"] = "toy=tests.support.toy_game:RULES"
+        from services.projections import faust_app
+
+        # the toy game for this runner only: setting FALLEN_EXTRA_GAMES in os.environ would
+        # leak into every process later tests start (where `tests` may not be importable)
+        from tests.support.toy_game import RULES as TOY
+
+        faust_app.extra_games_from_env = lambda var="": {"toy": TOY}  # type: ignore[assignment]
         self.app = make_app(FaustConfig("127.0.0.1:1", f"sqlite:///{store.path}", views.url))
         self.sent = 0
         super().__init__(store, views)

@@ -21,7 +21,7 @@ from tests.support.toy_game import RULES as TOY
         ("land", 5, "rules-land"),
         ("land", 6, "rules-land-epic"),
         ("fallen", 2, "rules-fallen"),
-        ("worlds", 2, "rules"),
+        ("worlds", 2, "rules-worlds"),
     ],
 )
 def test_each_game_and_seat_count_has_one_dedicated_pool(game: str, seats: int, pool: str) -> None:
