@@ -21,8 +21,9 @@ def default_row(player: str) -> RatingRow:
 def placements(seats: Mapping[str, str], outcome: Mapping[str, Any]) -> list[list[str]] | None:
     """Return seat groups best first from an outcome, or None when it ranks nobody.
 
-    An outcome may list "placements" (seat lists, best first: multiplayer games) or name
-    one "winner" seat (the other seats share second place); anything else is unrated.
+    An outcome may list "placements" (seat lists, best first: multiplayer games), or name
+    one "winner" seat or several "winners" (shared first place, as Fallen Land's tie-break
+    may end); the other seats share the next place. Anything else is unrated.
     """
     listed = outcome.get("placements")
     if isinstance(listed, list) and listed:
@@ -31,10 +32,12 @@ def placements(seats: Mapping[str, str], outcome: Mapping[str, Any]) -> list[lis
             return groups
         return None
     winner = outcome.get("winner")
-    if isinstance(winner, str) and winner in seats:
-        rest = [s for s in seats if s != winner]
-        return [[winner], rest] if rest else None
-    return None
+    winners = outcome.get("winners")
+    firsts = [winner] if isinstance(winner, str) and winner else winners
+    if not isinstance(firsts, list) or not firsts or not all(s in seats for s in firsts):
+        return None
+    rest = [s for s in seats if s not in firsts]
+    return [list(firsts), rest] if rest else None
 
 
 def rate(

@@ -1,7 +1,7 @@
 """Matchmaking through the real backend: Fallen and Land Epic matches, ratings, quiet seats.
 
 The backend serves everything on one port; a second server is the rules-land-epic pool
-(the Land engine is a test double, tests/support/seat_race.py, until Land is registered).
+(the real Fallen and Fallen Land engines; Land games are made short with QUICK_LAND).
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import grpc
 import pytest
@@ -24,9 +24,9 @@ from services.kernel.grpcx.structs import struct_to_py, to_struct
 from services.kernel.localservers import free_port
 from services.kernel.store.sqlite import SqliteEventStore
 from services.matchmaking.timers import check_all
-from tests.support.seat_race import RULES as LAND
 
 WAIT_S = 30.0
+QUICK_LAND = {"short_game": True, "max_turns": 1}
 
 
 def md(player: str) -> tuple[tuple[str, str], ...]:
@@ -50,12 +50,12 @@ async def stack(tmp_path, monkeypatch) -> AsyncIterator[Stack]:
     db = str(tmp_path / "fallen.db")
     epic_addr = f"127.0.0.1:{free_port()}"
     main = await serve(
-        SqliteEventStore(db), "127.0.0.1:0", extra_games={"land": LAND},
+        SqliteEventStore(db), "127.0.0.1:0",
         pools=f"rules-land-epic={epic_addr}",
     )  # fmt: skip
     epic = await serve(
         SqliteEventStore(db), epic_addr, "rules-land-epic",
-        dice_addr=f"127.0.0.1:{main.port}", extra_games={"land": LAND},
+        dice_addr=f"127.0.0.1:{main.port}",
     )  # fmt: skip
     ch = grpc.aio.insecure_channel(f"127.0.0.1:{main.port}")
     ch2 = grpc.aio.insecure_channel(epic_addr)
@@ -165,8 +165,50 @@ async def test_two_fallen_players_are_matched_play_and_are_rated(stack: Stack) -
     await enqueue(stack, "alice", "fallen", "ranked")
 
 
+async def play(
+    rules: rules_pb2_grpc.RulesServiceStub, game: str, game_id: str, seats: dict[str, str]
+) -> dict:
+    """Play a game to its end, each seated player picking a hashed legal command with their
+    own token; return the outcome and the seats that moved."""
+    moved: set[str] = set()
+    for _ in range(20_000):
+        g = await rules.GetGame(rules_pb2.GetGameRequest(game_id=game_id), metadata=md("x"))
+        if g.ended:
+            return {"outcome": struct_to_py(g.outcome), "moved": moved}
+        seat = g.waiting_for
+        if seat not in seats:  # chance being answered
+            await asyncio.sleep(0.02)
+            continue
+        who = md(seats[seat])
+        legal = await rules.ListLegalCommands(
+            rules_pb2.ListLegalCommandsRequest(game_id=game_id, seat=seat), metadata=who
+        )
+        choices = parse_choices(legal.commands)
+        turn = Turn(game, game_id, seat, legal.version, {}, choices, "s")
+        pick = choices[random_legal(turn)]
+        await rules.SubmitCommand(
+            rules_pb2.SubmitCommandRequest(
+                game_id=game_id, seat=seat, kind=pick.kind, args=to_struct(pick.args),
+                command_id=f"c{legal.version}", expected_version=legal.version,
+            ),
+            metadata=who,
+        )  # fmt: skip
+        moved.add(seat)
+    raise AssertionError("the game did not end")
+
+
+def quick_land(stack: Stack) -> None:
+    """Make the matchmaker's Land modes create short games (one turn), as the CI playouts do."""
+    mm = stack.main.matchmaker
+    for key in ("land/epic", "land/standard"):
+        mode = mm.modes[key]
+        mm.modes[key] = replace(mode, options={**mode.options, **QUICK_LAND})
+
+
 async def test_six_players_fill_one_epic_game_on_the_epic_pool(stack: Stack) -> None:
-    # given a party of two and four single players queued for the Land Epic game
+    # given a party of two and four single players queued for the Land Epic game (short
+    # game options, so the test can play it through)
+    quick_land(stack)
     tickets = [await enqueue(stack, "u1", "land", "epic", party=["u2"])]
     for p in ("u3", "u4", "u5"):
         tickets.append(await enqueue(stack, p, "land", "epic"))
@@ -184,49 +226,26 @@ async def test_six_players_fill_one_epic_game_on_the_epic_pool(stack: Stack) -> 
     seats = {t.match.seat for t in [*found, party_view]}
     assert seats == {"p1", "p2", "p3", "p4", "p5", "p6"}
     game_id = games.pop()
+    # then the real Land engine runs it as the Epic game (the 6-player setup)
     g = await stack.epic.GetGame(rules_pb2.GetGameRequest(game_id=game_id), metadata=md("u1"))
     assert sorted(g.seats.values()) == ["u1", "u2", "u3", "u4", "u5", "u6"]
-    # when a seat goes quiet past its turn timer, it is warned, then a bot takes it over
-    mm = stack.main.matchmaker
-    first = g.waiting_for
-    later = time.time() + 10_000
-    assert await check_all(mm.state, stack.main.store, mm.creator, mm.modes, later) == {
-        game_id: "warned"
-    }
-    assert await check_all(mm.state, stack.main.store, mm.creator, mm.modes, later + 10_000) == {
-        game_id: "taken_over"
-    }
-    # and the bot plays that seat's turn
-    assert await check_all(mm.state, stack.main.store, mm.creator, mm.modes, later) == {
-        game_id: "bot"
-    }
-    g = await stack.epic.GetGame(rules_pb2.GetGameRequest(game_id=game_id), metadata=md("u1"))
-    assert g.waiting_for != first and g.seat_status == {first: "taken_over"}
-    # and the returning player reclaims the seat
-    owner = g.seats[first]
-    await stack.epic.RecordSeatEvent(
-        rules_pb2.RecordSeatEventRequest(game_id=game_id, seat=first, kind="reclaimed"),
-        metadata=md(owner),
-    )
-    g = await stack.epic.GetGame(rules_pb2.GetGameRequest(game_id=game_id), metadata=md("u1"))
-    assert dict(g.seat_status) == {}
-    types = [e.type for e in await stack.main.store.read(f"game-{game_id}")]
-    assert ["SeatWarned", "SeatTakenOver", "Finished", "SeatReclaimed"] == [
-        t for t in types if t.startswith("Seat") or t == "Finished"
-    ][:4]
-    # when the others finish in turn, the placements rate all six
-    while not g.ended:
-        seat = g.waiting_for
-        await stack.epic.SubmitCommand(
-            rules_pb2.SubmitCommandRequest(
-                game_id=game_id, seat=seat, kind="finish", command_id=f"f-{seat}"
-            ),
-            metadata=md(g.seats[seat]),
-        )
-        g = await stack.epic.GetGame(rules_pb2.GetGameRequest(game_id=game_id), metadata=md("u1"))
-    order = [g.seats[s[0]] for s in struct_to_py(g.outcome)["placements"]]
+    created = (await stack.main.store.read(f"game-{game_id}"))[0]
+    assert created.data["game"] == "land" and created.data["options"]["variant"] == "standard"
+    # when the six play it, every seat's commands are accepted, and it ends with placements
+    played = await play(stack.epic, "land", game_id, dict(g.seats))
+    assert played["moved"] == seats
+    order = [g.seats[s] for s in placements(played["outcome"], list(seats))]
+    # and GameEnded rates all six, the first placed above the last
     mus = [(await rated(stack, p, "land", "epic")).mu for p in order]
     assert mus[0] > mus[-1]
+
+
+def placements(outcome: dict, seats: list[str]) -> list[str]:
+    """Return the seats best first, from a placements or a winner outcome."""
+    if "placements" in outcome:
+        return [s for group in outcome["placements"] for s in group]
+    winner = outcome["winner"]
+    return [winner, *[s for s in seats if s != winner]]
 
 
 async def matched_now(s: Stack, player: str, ticket_id: str) -> pb.Ticket:

@@ -44,3 +44,17 @@ def test_previous_ratings_are_the_starting_point() -> None:
     rows = {r.player: r for r in rate(SEATS, [["dungeon_lord"], ["hero"]], old)}
     assert rows["alice"].games == 8
     assert 28.0 < rows["alice"].mu < 30.0
+
+
+def test_shared_land_winners_share_first_place() -> None:
+    # given a Land outcome whose tie-break left two winners ("winner" empty, "winners" both)
+    seats = {f"p{i}": f"u{i}" for i in range(1, 5)}
+    outcome = {"winner": "", "winners": ["p2", "p4"], "kind": "tiebreak", "scores": {}}
+    # when it is rated
+    groups = placements(seats, outcome)
+    rows = {r.player: r.mu for r in rate(seats, groups or [], {})}
+    # then both winners share first place and rise alike above the other two
+    assert groups == [["p2", "p4"], ["p1", "p3"]]
+    assert abs(rows["u2"] - rows["u4"]) < 1e-9 and rows["u2"] > rows["u1"]
+    # and an outcome naming a seat the game does not have is unrated
+    assert placements(seats, {"winners": ["p9"]}) is None
