@@ -1,10 +1,13 @@
 """The bot worker pool: workers learn from the event feed that a bot seat must act, and act.
 
 Each worker is one consumer of a Redis consumer group on the store's global feed (every
-shard). For an event of a game whose GameCreated options name bot seats (`bots`), the
-worker asks the rules service (gRPC, as any client) whose turn it is; if a bot seat must
-act it picks a move with the game's bot policy and submits it. N workers share the feed;
-an entry is acknowledged only after its move is submitted, and entries a dead worker
+shard). A bot seat is one GameCreated names: in its options (`bots`) or seated with a
+`bot:` player id (the matchmaker's bot-filled seats); a seat the matchmaker's turn timer
+handed to a bot (`SeatTakenOver`, until `SeatReclaimed`) is played the same way. For an
+event of such a game the worker asks the rules service (gRPC, as any client) whose turn it
+is; if a bot seat must act it picks a move with the game's bot policy and submits it.
+N workers share the feed; an entry is acknowledged only after its move is submitted, and
+entries a dead worker
 never acknowledged are claimed by the others after `claim_idle_ms`, so a killed worker
 loses no game. Moves are idempotent: the command id is
 `bot:<policy>@<version>:<seed>:<seat>:<game version>`, the same for every worker, so a
@@ -32,7 +35,12 @@ from redis.exceptions import ResponseError
 from services.bots.policies import Policy, Turn, parse_choices, policy_for
 from services.kernel.auth import issue_token
 from services.kernel.envelope import Envelope
-from services.kernel.games import GAME_CREATED, game_info
+from services.kernel.games import (
+    GAME_CREATED,
+    SEAT_RECLAIMED,
+    SEAT_TAKEN_OVER,
+    game_info,
+)
 from services.kernel.grpcx.structs import struct_to_py, to_struct
 from services.kernel.store.redis import RedisEventStore, feed_envelopes, feed_key, read_entries
 
@@ -44,6 +52,9 @@ BATCH = 50
 BLOCK_MS = 500
 CLAIM_IDLE_MS = 3_000
 RETRYABLE = (grpc.StatusCode.ABORTED, grpc.StatusCode.FAILED_PRECONDITION)
+BOT_PLAYER_PREFIX = "bot:"  # player ids the matchmaker gives the seats it fills with bots
+CONFIG_EVENTS = (GAME_CREATED, SEAT_TAKEN_OVER, SEAT_RECLAIMED)  # read even when not last
+TAKEN_OVER = "taken_over"  # GetGame seat_status of a seat the turn timer handed to a bot
 
 
 @dataclass(frozen=True)
@@ -56,16 +67,29 @@ class BotGame:
     seed: str
 
 
-def bot_game(created: Mapping[str, Any], game_id: str) -> BotGame | None:
-    """Read the bot settings of a game from its GameCreated payload (None: no bot seats)."""
+def bot_game(created: Mapping[str, Any], game_id: str) -> BotGame:
+    """Read the bot settings of a game from its GameCreated payload (seats () = none yet).
+
+    Bot seats are those the options list (`bots`) and those seated with a `bot:` player.
+    """
     options = created.get("options") or {}
-    bots = options.get("bots") or []
-    if not bots:
-        return None
+    bots = [str(s) for s in options.get("bots") or []]
+    seated = created.get("seats") or {}
+    bots += [s for s, p in seated.items() if str(p).startswith(BOT_PLAYER_PREFIX) and s not in bots]
     seed = str(options.get("bot_seed") or hashlib.sha256(game_id.encode()).hexdigest()[:16])
     return BotGame(
         str(created.get("game", "")), tuple(bots), str(options.get("bot_policy", "random")), seed
     )
+
+
+def taken_after(taken: frozenset[str], event_type: str, data: Mapping[str, Any]) -> frozenset[str]:
+    """Return the seats played for a player after one event (taken over until reclaimed)."""
+    seat = str(data.get("seat", ""))
+    if event_type == SEAT_TAKEN_OVER and seat:
+        return taken | {seat}
+    if event_type == SEAT_RECLAIMED:
+        return taken - {seat}
+    return taken
 
 
 def command_id(bot: BotGame, seat: str, version: int) -> str:
@@ -107,7 +131,8 @@ class BotWorker:
         self._views = projections_pb2_grpc.ProjectionServiceStub(self._views_channel)
         token = issue_token("bots", service=True)
         self._md = (("authorization", f"Bearer {token}"),)
-        self._games: dict[str, BotGame | None] = {}
+        self._games: dict[str, BotGame] = {}
+        self._taken: dict[str, frozenset[str]] = {}  # game id -> seats taken over
 
     async def _ensure_groups(self) -> None:
         for key in self.keys:
@@ -138,12 +163,21 @@ class BotWorker:
             out += [(key, i, env) for i, env in feed_envelopes(read_entries([item]))]
         return out
 
-    async def _config(self, env: Envelope) -> tuple[str, BotGame | None]:
+    async def _config(self, env: Envelope) -> tuple[str, BotGame]:
         game_id = env.stream.removeprefix("game-")
         if env.type == GAME_CREATED:
             self._games[game_id] = bot_game(env.data, game_id)
-        elif game_id not in self._games:
+            self._taken[game_id] = frozenset()
+        elif game_id not in self._games:  # first seen mid-game (a restarted worker)
             self._games[game_id] = bot_game(await game_info(self._store, game_id), game_id)
+            summary = await self._stub.GetGame(
+                rules_pb2.GetGameRequest(game_id=game_id), metadata=self._md
+            )
+            self._taken[game_id] = frozenset(
+                s for s, status in summary.seat_status.items() if status == TAKEN_OVER
+            )
+        taken = self._taken.get(game_id, frozenset())
+        self._taken[game_id] = taken_after(taken, env.type, env.data)
         return game_id, self._games[game_id]
 
     async def act(self, game_id: str, bot: BotGame) -> bool:
@@ -152,7 +186,9 @@ class BotWorker:
             rules_pb2.GetGameRequest(game_id=game_id), metadata=self._md
         )
         seat = summary.waiting_for
-        if summary.ended or seat not in bot.seats:
+        taken = frozenset(s for s, st in summary.seat_status.items() if st == TAKEN_OVER)
+        self._taken[game_id] = taken
+        if summary.ended or (seat not in bot.seats and seat not in taken):
             return False
         legal = await self._stub.ListLegalCommands(
             rules_pb2.ListLegalCommandsRequest(game_id=game_id, seat=seat), metadata=self._md
@@ -194,14 +230,15 @@ class BotWorker:
         if not env.stream.startswith("game-"):
             return
         game_id, bot = await self._config(env)
-        if bot is not None and (not self.games or bot.game in self.games):
+        plays = bot.seats or self._taken.get(game_id)
+        if plays and (not self.games or bot.game in self.games):
             await self.act(game_id, bot)
 
     async def step(self) -> int:
         """Claim abandoned entries, read new ones, act, acknowledge; return entries handled.
 
         A command appends several events; the worker acts once per game per batch (on its
-        last entry, every GameCreated still read for its options) and acknowledges all of
+        last entry, every GameCreated and seat fact still read) and acknowledges all of
         that game's entries together after the move.
         """
         entries = await self._claim() + await self._read()
@@ -211,7 +248,7 @@ class BotWorker:
         for group in by_game.values():
             try:
                 for _, _, env in group[:-1]:
-                    if env.type == GAME_CREATED and env.stream.startswith("game-"):
+                    if env.type in CONFIG_EVENTS and env.stream.startswith("game-"):
                         await self._config(env)
                 await self.handle(group[-1][2])
             except grpc.aio.AioRpcError as err:

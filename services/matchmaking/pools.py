@@ -6,7 +6,6 @@ alone.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -107,34 +106,6 @@ class Pools:
             await self.stub(endpoint).RecordSeatEvent(req, metadata=self.creds.metadata())
         except grpc.aio.AioRpcError as err:
             raise_domain_error(err)
-
-    async def act_for(self, endpoint: str, game_id: str, seat: str, version: int) -> bool:
-        """Play one legal command for a bot seat (picked by a hash of game, seat and version,
-        so replicas agree); return whether it acted."""
-        md = self.creds.metadata()
-        stub = self.stub(endpoint)
-        try:
-            legal = await stub.ListLegalCommands(
-                rules_pb2.ListLegalCommandsRequest(game_id=game_id, seat=seat), metadata=md
-            )
-            if legal.version != version or not legal.commands:
-                return False
-            digest = hashlib.sha256(f"{game_id}:{seat}:{version}".encode()).digest()
-            first = legal.commands[int.from_bytes(digest[:8], "big") % len(legal.commands)]
-            await stub.SubmitCommand(
-                rules_pb2.SubmitCommandRequest(
-                    game_id=game_id,
-                    seat=seat,
-                    kind=first.kind,
-                    args=first.args,
-                    command_id=f"bot-{seat}-{version}",
-                    expected_version=version,
-                ),
-                metadata=md,
-            )
-        except grpc.aio.AioRpcError as err:
-            raise_domain_error(err)
-        return True
 
     async def close(self) -> None:
         """Close every channel."""

@@ -1,4 +1,7 @@
-"""The turn timer: warn a quiet seat, then forfeit it or hand it to a bot; bots act.
+"""The turn timer: warn a quiet seat, then forfeit it or hand it to a bot.
+
+Bot seats (bot-filled or taken over) are played by the bots pool (services/bots/worker.py),
+never by the matchmaker; the timer leaves them alone.
 
 Deadlines come from the game's own log (the time of its last event), so a restarted
 scheduler picks up exactly where the log says the game is.
@@ -20,7 +23,7 @@ from services.matchmaking.pools import GameSummary
 from services.matchmaking.state import MatchState
 
 log = logging.getLogger("fallen.matchmaking.timers")
-IDLE, WARN, FORFEIT, TAKE_OVER, BOT = "idle", "warned", "forfeited", "taken_over", "bot"
+IDLE, WARN, FORFEIT, TAKE_OVER = "idle", "warned", "forfeited", "taken_over"
 
 
 class RulesPort(Protocol):
@@ -36,10 +39,6 @@ class RulesPort(Protocol):
         """Append a seat fact."""
         ...
 
-    async def act_for(self, endpoint: str, game_id: str, seat: str, version: int) -> bool:
-        """Play one command for a bot seat."""
-        ...
-
 
 def decide_timer(
     mode: Mode,
@@ -49,12 +48,15 @@ def decide_timer(
     last_seat: str,
     idle_s: float,
 ) -> str:
-    """Return what the timer does now: idle, warned, forfeited, taken_over or bot (act)."""
+    """Return what the timer does now: idle, warned, forfeited or taken_over.
+
+    A bot seat (bot-filled or taken over) is the bots pool's to play: the timer is idle.
+    """
     seat = game.waiting_for
     if game.ended or seat not in game.seats:
         return IDLE
     if game.seats[seat].startswith(BOT_PREFIX) or game.seat_status.get(seat) == TAKE_OVER:
-        return BOT
+        return IDLE
     if last_type == SEAT_WARNED and last_seat == seat:
         if idle_s < mode.grace_s:
             return IDLE
@@ -90,14 +92,10 @@ async def check_game(
     action = decide_timer(
         mode, record, game, last.type, str(last.data.get("seat", "")), _age(last.occurred_at, now)
     )
+    if action == IDLE:
+        return IDLE
     try:
-        if action == BOT:
-            acted = await rules.act_for(record.endpoint, game_id, game.waiting_for, game.version)
-            return BOT if acted else IDLE
-        if action != IDLE:
-            await rules.record_seat(
-                record.endpoint, game_id, game.waiting_for, action, game.version
-            )
+        await rules.record_seat(record.endpoint, game_id, game.waiting_for, action, game.version)
     except DomainError as exc:  # another replica acted first, or the player did
         log.info("timer skipped", extra={"game_id": game_id, "reason": str(exc)[:120]})
         return IDLE
