@@ -87,7 +87,7 @@ async def _fill(state: MatchState, players: int) -> int:
                     queued_at=now,
                     expires_at=now + mode.ticket_ttl_s,
                     rating=_rating(n),
-                    challenge_level=2 if mode.challenge else 0,
+                    challenge_level=mode.challenge_levels[0] if mode.challenge else 0,
                 )
             )
             n += 1

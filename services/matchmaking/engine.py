@@ -19,7 +19,7 @@ from services.matchmaking.model import (
     SeatMatch,
     Ticket,
 )
-from services.matchmaking.modes import CHALLENGE_LEVELS, Mode, find_mode
+from services.matchmaking.modes import Mode, find_mode
 from services.matchmaking.ratings import default_row
 from services.matchmaking.state import Completion, MatchState
 
@@ -92,8 +92,9 @@ def check_preferences(mode: Mode, req: Request, size: int) -> str:
                 "preferences.seat_counts",
                 f"each must be {max(mode.min_players, size)}-{mode.max_players}",
             )
-    if mode.challenge and req.challenge_level not in CHALLENGE_LEVELS:
-        raise InvalidArgument("preferences.challenge_level", f"must be one of {CHALLENGE_LEVELS}")
+    if mode.challenge and req.challenge_level not in mode.challenge_levels:
+        levels = list(mode.challenge_levels)
+        raise InvalidArgument("preferences.challenge_level", f"{mode.key()} takes one of {levels}")
     if not mode.challenge and req.challenge_level:
         raise InvalidArgument("preferences.challenge_level", f"{mode.key()} has no challenge level")
     return role
@@ -195,7 +196,7 @@ class Matchmaker:
         game_id = "g" + claim_id[1:17]
         options = dict(mode.options)
         if mode.challenge:
-            options["challenge_level"] = group[0].challenge_level
+            options[mode.challenge_option] = group[0].challenge_level
         try:
             endpoint = self.creator.endpoint(mode.pool)
             commitment = await self.creator.create_game(

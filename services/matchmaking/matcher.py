@@ -79,6 +79,8 @@ def _fill(
             continue
         if c.ticket_id in used or not accepts(c, size) or count + len(c.players) > size:
             continue
+        if c.challenge_level != anchor.challenge_level:  # one game has one challenge level
+            continue
         if assign_seats(mode, [*group, c]) is None:
             continue
         group.append(c)

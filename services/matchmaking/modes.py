@@ -12,7 +12,7 @@ import yaml
 from services.kernel.errors import InvalidArgument
 
 TICKET_TTL_S = 600.0
-CHALLENGE_LEVELS = (1, 2, 3)
+OPTION_VALUE = (str, int, float, bool)  # CreateGame options are a Struct: plain values only
 
 
 @dataclass(frozen=True)
@@ -28,7 +28,8 @@ class Mode:
     bots: int = 0
     instant: bool = False
     roles: bool = False
-    challenge: bool = False
+    challenge_option: str = ""  # the CreateGame option the player's challenge level sets
+    challenge_levels: tuple[int, ...] = ()  # the levels a player may choose (none: no choice)
     seat_counts: bool = False
     max_party: int = 1
     options: Mapping[str, Any] = field(default_factory=dict)
@@ -41,13 +42,35 @@ class Mode:
         """Return the queue key 'game/mode'."""
         return f"{self.game}/{self.name}"
 
+    @property
+    def challenge(self) -> bool:
+        """Whether a player chooses a challenge level in this mode."""
+        return bool(self.challenge_levels)
+
     def sizes(self) -> list[int]:
         """Return the human player counts a game may have, largest first."""
         return list(range(self.max_players, self.min_players - 1, -1))
 
 
+def _options(key: str, spec: Mapping[str, Any]) -> tuple[dict[str, Any], str, tuple[int, ...]]:
+    """Return a mode's fixed CreateGame options and its challenge option and levels."""
+    options = dict(spec.get("options") or {})
+    for k, v in options.items():
+        if not isinstance(k, str) or not isinstance(v, OPTION_VALUE):
+            raise ValueError(f"{key}: options must map names to plain values, not {k!r}: {v!r}")
+    challenge = spec.get("challenge") or {}
+    if not isinstance(challenge, Mapping):
+        raise ValueError(f"{key}: challenge must read {{option: NAME, levels: [..]}}")
+    option = str(challenge.get("option", ""))
+    levels = tuple(int(n) for n in challenge.get("levels", ()))
+    if challenge and (not option or not levels or option in options):
+        raise ValueError(f"{key}: challenge needs an option (not a fixed one) and its levels")
+    return options, option, levels
+
+
 def _mode(game: str, name: str, seats: list[str], spec: Mapping[str, Any]) -> Mode:
     lo, hi = spec["players"]
+    options, challenge_option, challenge_levels = _options(f"{game}/{name}", spec)
     return Mode(
         game=game,
         name=name,
@@ -58,10 +81,11 @@ def _mode(game: str, name: str, seats: list[str], spec: Mapping[str, Any]) -> Mo
         bots=int(spec.get("bots", 0)),
         instant=bool(spec.get("instant", False)),
         roles=bool(spec.get("roles", False)),
-        challenge=bool(spec.get("challenge", False)),
+        challenge_option=challenge_option,
+        challenge_levels=challenge_levels,
         seat_counts=bool(spec.get("seat_counts", False)),
         max_party=int(spec.get("max_party", 1)),
-        options=dict(spec.get("options", {})),
+        options=options,
         turn_timer_s=float(spec.get("turn_timer_s", 180)),
         grace_s=float(spec.get("grace_s", 60)),
         quiet=str(spec.get("quiet", "forfeit")),

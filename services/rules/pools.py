@@ -9,12 +9,13 @@ PoolSpec = Mapping[str, SeatRange | None]
 
 # pool -> {game: seat-count range or None for any}; "rules" (None) serves every game.
 # Fallen Land's 6-seat Epic games are long and heavy: they get their own pool, scaled on
-# its own, while 2-5 seat games run on rules-land (docs/games/land.md, "Pools").
+# its own, while 1-5 seat games (the solo variants and the core game) run on rules-land
+# (docs/games/land.md, "Pools").
 POOLS: dict[str, PoolSpec | None] = {
     "rules": None,
     "rules-fallen": {"fallen": None},
     "rules-worlds": {"worlds": None},
-    "rules-land": {"land": (2, 5)},
+    "rules-land": {"land": (1, 5)},
     "rules-land-epic": {"land": (6, 6)},
 }
 

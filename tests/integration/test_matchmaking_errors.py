@@ -76,8 +76,7 @@ def enq(game: str, mode: str, party: tuple[str, ...] = (), **prefs: object) -> p
         (enq("fallen", "ranked", seat_counts=[2]), "preferences.seat_counts"),
         (enq("land", "standard", seat_counts=[6]), "preferences.seat_counts"),
         (enq("land", "standard", ("b", "c"), seat_counts=[2]), "preferences.seat_counts"),
-        (enq("land", "solo1"), "preferences.challenge_level"),
-        (enq("land", "solo2", challenge_level=4), "preferences.challenge_level"),
+        (enq("land", "solo1", challenge_level=2), "preferences.challenge_level"),
         (enq("land", "epic", challenge_level=1), "preferences.challenge_level"),
     ],
 )

@@ -248,6 +248,35 @@ def placements(outcome: dict, seats: list[str]) -> list[str]:
     return [winner, *[s for s in seats if s != winner]]
 
 
+async def test_one_player_is_matched_at_once_for_land_solo_i(stack: Stack) -> None:
+    # given a player queued alone for Land's Solo Variant I
+    t = await enqueue(stack, "sol", "land", "solo1")
+    # when the matchmaker runs, the ticket is matched at once to a one-seat game on rules-land
+    found = await matched(stack, "sol", t.ticket_id)
+    assert found.state == pb.TICKET_STATE_MATCHED
+    assert (found.match.seat, found.match.pool) == ("p1", "rules-land")
+    # then the game is the solo variant the mode's options name, and the player may move
+    game_id = found.match.game_id
+    created = (await stack.main.store.read(f"game-{game_id}"))[0]
+    assert created.data["seats"] == {"p1": "sol"}
+    assert created.data["options"] == {"variant": "solo1"}
+    g = await stack.rules.GetGame(rules_pb2.GetGameRequest(game_id=game_id), metadata=md("sol"))
+    assert g.waiting_for == "p1" and not g.ended
+    legal = await stack.rules.ListLegalCommands(
+        rules_pb2.ListLegalCommandsRequest(game_id=game_id, seat="p1"), metadata=md("sol")
+    )
+    first = legal.commands[0]
+    await stack.rules.SubmitCommand(
+        rules_pb2.SubmitCommandRequest(
+            game_id=game_id, seat="p1", kind=first.kind, args=first.args,
+            command_id="s1", expected_version=legal.version,
+        ),
+        metadata=md("sol"),
+    )  # fmt: skip
+    g = await stack.rules.GetGame(rules_pb2.GetGameRequest(game_id=game_id), metadata=md("sol"))
+    assert g.version > legal.version
+
+
 async def matched_now(s: Stack, player: str, ticket_id: str) -> pb.Ticket:
     return (
         await s.mm.GetTicket(pb.GetTicketRequest(ticket_id=ticket_id), metadata=md(player))

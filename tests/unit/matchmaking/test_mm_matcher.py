@@ -104,7 +104,7 @@ def test_standard_land_respects_seat_count_preferences() -> None:
 
 def test_solo_and_bot_modes_start_at_once() -> None:
     # given one player in solo I and one against the Worlds bot
-    solo = find_groups(MODES["land/solo1"], [ticket(1, "land/solo1", challenge_level=2)], NOW)
+    solo = find_groups(MODES["land/solo1"], [ticket(1, "land/solo1")], NOW)
     bot = find_groups(MODES["worlds/vs_bot"], [ticket(2, "worlds/vs_bot")], NOW)
     # then each is matched alone, the bot taking the other Worlds seat
     assert len(solo) == 1 and len(bot) == 1

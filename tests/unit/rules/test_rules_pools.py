@@ -17,6 +17,7 @@ from tests.support.toy_game import RULES as TOY
 @pytest.mark.parametrize(
     ("game", "seats", "pool"),
     [
+        ("land", 1, "rules-land"),
         ("land", 2, "rules-land"),
         ("land", 5, "rules-land"),
         ("land", 6, "rules-land-epic"),
