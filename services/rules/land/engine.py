@@ -41,6 +41,7 @@ SCHEMAS: dict[str, dict[str, type]] = {
     "upgrade_tech": {"tech": str},
     "buy_defense": {},
     "convert_defense": {},
+    "place_defense": {"resource": str},
     "crown": {"card": str},
     "equip": {"card": str, "crown": int},
     "hire": {"card": str, "target": str},

@@ -14,6 +14,7 @@ from services.rules.land.economy import (
     buy_tech,
     convert_defense,
     defense_price,
+    place_defense,
     sell_defense,
     sell_tech,
     upgrade_from_bank,
@@ -56,11 +57,13 @@ def _finance_options(ctx: Ctx, seat: str, sub: str) -> list[tuple[str, Args]]:
             up_ok = stock_ok or not _mod1(ctx.state)
             if t.techs.get(x) == 1 and up_ok and t.salvage >= int(eco["tech_upgrade_price"]):
                 opts.append(("upgrade_tech", {"tech": x}))
-        if t.defense < int(eco["defense_max"]) and (b.defense is None or b.defense > 0):
-            if t.salvage >= defense_price(t.defense):
+        held = t.defense + sum(t.resource_defense.values())
+        if held < int(eco["defense_max"]) and (b.defense is None or b.defense > 0):
+            if t.salvage >= defense_price(held):
                 opts.append(("buy_defense", {}))
         if t.defense:
             opts.append(("convert_defense", {}))
+            opts += [("place_defense", {"resource": r}) for r in t.resources]
         empty = [k for k in CROWNS if not ctx.state.zone(f"crown.{seat}.{k}")]
         if empty:
             opts += [("crown", {"card": c}) for c in sorted(ctx.state.zone(f"roster.{seat}"))]
@@ -127,6 +130,9 @@ def _financed(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
         sync_town(ctx, seat, nt, kind)
         sync_bank(ctx, nb)
         ctx.note(FACTS[kind], seat=seat, **args)
+    elif kind == "place_defense":
+        sync_town(ctx, seat, place_defense(t, args["resource"]), "defense placed")
+        ctx.note("defense_placed", seat=seat, resource=args["resource"])
     elif kind == "upgrade_tech" and _mod1(ctx.state):
         nt, nb = upgrade_from_bank(t, b, args["tech"])
         sync_town(ctx, seat, nt, "upgraded")
