@@ -43,9 +43,7 @@ def town(state: State, seat: str) -> Town:
         techs=MappingProxyType({t: n for t, n in techs.items() if n}),
         defense=state.count(f"defense.{seat}"),
         resources=tuple(sorted(owned)),
-        resource_defense=MappingProxyType(
-            {r: n for r in owned if (n := state.count(f"rdef.{r}"))}
-        ),
+        resource_defense=MappingProxyType({r: n for r in owned if (n := state.count(f"rdef.{r}"))}),
     )
 
 
