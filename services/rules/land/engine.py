@@ -43,6 +43,8 @@ SCHEMAS: dict[str, dict[str, type]] = {
     "convert_defense": {},
     "place_defense": {"resource": str},
     "crown": {"card": str},
+    "load": {"card": str},
+    "unload": {"card": str},
     "equip": {"card": str, "crown": int},
     "hire": {"card": str, "target": str},
     "play": {"card": str, "target?": str},

@@ -21,7 +21,7 @@ from services.rules.land.economy import (
     upgrade_tech,
 )
 from services.rules.land.flow import Args, Ctx, answer, options, sync_bank, sync_town, task
-from services.rules.land.party import CROWNS
+from services.rules.land.party import CROWNS, can_load
 from services.rules.land.play import play_card, playable
 from services.rules.land.state import bank, game_options, players, town
 
@@ -38,6 +38,20 @@ TIMED = {"sell": ("town_business", "any"), "purchase": ("town_business", "any")}
 def _mod1(state: State) -> bool:
     """Return whether tier 2 counts as two chips of the Bank (A Harsh Reality, Modifier 1)."""
     return bool(game_options(state).get("harsh_modifier_1"))
+
+
+def _load_options(state: State, seat: str) -> list[tuple[str, Args]]:
+    """Return the Purchase sub-phase's moves between the Auction House and the vehicle's load."""
+    vehicle = state.zone(f"vehicle.{seat}")
+    if not vehicle:
+        return []
+    load = state.zone(f"load.{seat}")
+    opts: list[tuple[str, Args]] = [
+        ("load", {"card": c})
+        for c in sorted(state.zone(f"auction.{seat}"))
+        if can_load(vehicle[0], load, c)
+    ]
+    return opts + [("unload", {"card": c}) for c in sorted(load)]
 
 
 def _finance_options(ctx: Ctx, seat: str, sub: str) -> list[tuple[str, Args]]:
@@ -75,6 +89,7 @@ def _finance_options(ctx: Ctx, seat: str, sub: str) -> list[tuple[str, Args]]:
                 ch = ctx.state.zone(f"crown.{seat}.{k}")
                 if ch and can_carry(ch[0], [*ctx.state.zone(f"gear.{seat}.{k}"), c]):
                     opts.append(("equip", {"card": c, "crown": k}))
+        opts += _load_options(ctx.state, seat)
     else:  # hire
         for c in sorted(ctx.state.zone(f"hand.{seat}")):
             npcm = card(c).get("npcm")
@@ -150,6 +165,12 @@ def _financed(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
         if hire:
             sync_town(ctx, seat, adjust(t, salvage=-hire), "ally hired")
         ctx.move(args["card"], f"auction.{seat}", f"gear.{seat}.{args['crown']}")
+    elif kind == "load":
+        ctx.move(args["card"], f"auction.{seat}", f"load.{seat}")
+        ctx.note("spoils_loaded", seat=seat, card=args["card"])
+    elif kind == "unload":
+        ctx.move(args["card"], f"load.{seat}", f"auction.{seat}")
+        ctx.note("spoils_unloaded", seat=seat, card=args["card"])
     elif kind == "hire":
         npcm = card(args["card"])["npcm"]
         sync_town(ctx, seat, adjust(t, salvage=-int(npcm["hire"])), "NPCM hired")
