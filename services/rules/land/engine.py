@@ -44,6 +44,7 @@ SCHEMAS: dict[str, dict[str, type]] = {
     "place_defense": {"resource": str},
     "crown": {"card": str},
     "load": {"card": str},
+    "perk_draw": {},
     "unload": {"card": str},
     "equip": {"card": str, "crown": int},
     "hire": {"card": str, "target": str},

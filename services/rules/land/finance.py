@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from types import SimpleNamespace
+from typing import Any
 
 from services.kernel.errors import RuleViolation
 from services.rules.kernel.state import State
 from services.rules.land.damage import can_carry
-from services.rules.land.data import card, economy
+from services.rules.land.data import card, economy, factions
 from services.rules.land.economy import (
     adjust,
     buy_defense,
@@ -38,6 +39,25 @@ TIMED = {"sell": ("town_business", "any"), "purchase": ("town_business", "any")}
 def _mod1(state: State) -> bool:
     """Return whether tier 2 counts as two chips of the Bank (A Harsh Reality, Modifier 1)."""
     return bool(game_options(state).get("harsh_modifier_1"))
+
+
+def perk_draw(state: State, seat: str) -> dict[str, Any] | None:
+    """Return the seat's "pay n Salvage, draw 1 Action card" perk (Coalition), if it has one."""
+    faction = state.var(f"faction.{seat}")
+    perks = factions()[faction]["perks"] if faction in factions() else []
+    return next((dict(p) for p in perks if p["kind"] == "draw_action_for_salvage"), None)
+
+
+def _perk_draw_options(state: State, seat: str) -> list[tuple[str, Args]]:
+    """Return the once-per-turn perk draw when the seat may use it now."""
+    perk = perk_draw(state, seat)
+    if perk is None or state.var(f"perk_draw.{seat}") == state.count("turn"):
+        return []
+    if state.count(f"salvage.{seat}") < int(perk["n"]):
+        return []
+    if not (state.count("deck.action") or state.zone("discard.action")):
+        return []
+    return [("perk_draw", {})]
 
 
 def _load_options(state: State, seat: str) -> list[tuple[str, Args]]:
@@ -90,6 +110,7 @@ def _finance_options(ctx: Ctx, seat: str, sub: str) -> list[tuple[str, Args]]:
                 if ch and can_carry(ch[0], [*ctx.state.zone(f"gear.{seat}.{k}"), c]):
                     opts.append(("equip", {"card": c, "crown": k}))
         opts += _load_options(ctx.state, seat)
+        opts += _perk_draw_options(ctx.state, seat)
     else:  # hire
         for c in sorted(ctx.state.zone(f"hand.{seat}")):
             npcm = card(c).get("npcm")
@@ -165,6 +186,14 @@ def _financed(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
         if hire:
             sync_town(ctx, seat, adjust(t, salvage=-hire), "ally hired")
         ctx.move(args["card"], f"auction.{seat}", f"gear.{seat}.{args['crown']}")
+    elif kind == "perk_draw":
+        perk = perk_draw(ctx.state, seat)
+        assert perk is not None
+        paid = int(perk["n"])
+        sync_town(ctx, seat, adjust(t, salvage=-paid), str(perk["name"]))
+        ctx.setv(f"perk_draw.{seat}", ctx.state.count("turn"))
+        ctx.note("perk_used", seat=seat, perk=perk["name"], paid=paid)
+        ctx.push(("draw", {"deck": "action", "n": 1, "zone": f"hand.{seat}", "seat": seat}))
     elif kind == "load":
         ctx.move(args["card"], f"auction.{seat}", f"load.{seat}")
         ctx.note("spoils_loaded", seat=seat, card=args["card"])
