@@ -16,6 +16,7 @@ from services.rules.land import (  # noqa: F401
     finance,
     npcm_flow,
     play,
+    pvp_flow,
     setup_flow,
     solo,
     turn,

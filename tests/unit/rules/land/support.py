@@ -40,6 +40,18 @@ def drive(s: Setup, until: Callable[[State], bool], seed: str = "t") -> State:
     raise AssertionError("the wanted decision never came")
 
 
+def resume(state: State, until: Callable[[State], bool], seed: str = "r") -> State:
+    """Answer chance's dice (fresh fair draws) until `until(state)`; seats must not be asked."""
+    dealer = Dealer(hashlib.sha256(seed.encode()).digest(), "g")
+    for _ in range(1_000):
+        if until(state):
+            return state
+        p = RULES.pending(state)
+        assert p is not None and p.seat == CHANCE and p.chance is not None, p
+        _, state = RULES.step(state, dealer.answer(p.chance))
+    raise AssertionError("the wanted decision never came")
+
+
 def waiting(kind: str, seat: str | None = None) -> Callable[[State], bool]:
     """Return a test for 'a decision of this kind is pending (for this seat)'."""
 
