@@ -110,3 +110,17 @@ def _close(state: State) -> tuple[State, list[Any]]:
     ctx = REGISTRY.ctx(state)
     REGISTRY.tasks["pvp_close"](ctx, {"att": 3, "def": 4})
     return ctx.state, ctx.events
+
+
+def test_a_fight_queued_before_the_pvp_window_existed_still_finishes() -> None:
+    # given a game recorded before the PVP window: the attacker's check result is queued as
+    # ("pvp_att", {seat, target, successes}) and there is no `pvp` var
+    state = drive(setup(2), waiting("deed", "p1"))
+    assert state.var("pvp") is None
+    ctx = REGISTRY.ctx(state)
+    # when that task runs
+    REGISTRY.tasks["pvp_att"](ctx, {"seat": "p1", "target": "p2", "successes": 3, "passed": True})
+    # then the fight is rebuilt and the defender's Combat check comes next
+    assert ctx.state.var("pvp")["attacker"] == "p1" and ctx.state.var("pvp")["defender"] == "p2"
+    name, args = ctx.tasks[0]
+    assert name == "check" and args["seat"] == "p2" and args["then"] == ["pvp_def", {"att": 3}]
