@@ -10,7 +10,7 @@ from typing import Any
 from services.kernel.errors import RuleViolation
 from services.rules.land.checks import skill_value
 from services.rules.land.damage import Member, can_carry
-from services.rules.land.data import card
+from services.rules.land.data import card, economy
 
 CROWNS = (1, 2, 3, 4, 5)
 
@@ -39,9 +39,6 @@ def _is(spoils: str, kind: str) -> bool:
     return kind in card(spoils)["types"]
 
 
-NOT_STOWED = ("vehicle", "horse", "ally", "event")  # ours: what a vehicle's load cannot hold
-
-
 def vehicle_capacity(vehicle: str | None) -> int:
     """Return how much carry weight a vehicle holds (its card's `capacity`; 0 without one)."""
     return int(card(vehicle).get("capacity", 0)) if vehicle else 0
@@ -49,7 +46,7 @@ def vehicle_capacity(vehicle: str | None) -> int:
 
 def can_load(vehicle: str | None, load: Sequence[str], spoils: str) -> bool:
     """Return whether one more Spoils card fits in the vehicle's load (weight within capacity)."""
-    if vehicle is None or any(_is(spoils, k) for k in NOT_STOWED):
+    if vehicle is None or any(_is(spoils, k) for k in economy()["not_stowed"]):
         return False
     weight = sum(int(card(g)["weight"]) for g in (*load, spoils))
     return weight <= vehicle_capacity(vehicle)
