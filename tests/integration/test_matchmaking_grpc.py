@@ -94,26 +94,7 @@ async def matched(s: Stack, player: str, ticket_id: str) -> pb.Ticket:
 
 async def play_fallen(s: Stack, game_id: str, seats: dict[str, str]) -> dict:
     """Play a Fallen game to its end, each player picking a hashed legal command."""
-    for _ in range(20_000):
-        g = await s.rules.GetGame(rules_pb2.GetGameRequest(game_id=game_id), metadata=md("x"))
-        if g.ended:
-            return struct_to_py(g.outcome)
-        seat = g.waiting_for
-        who = md(seats[seat])
-        legal = await s.rules.ListLegalCommands(
-            rules_pb2.ListLegalCommandsRequest(game_id=game_id, seat=seat), metadata=who
-        )
-        choices = parse_choices(legal.commands)
-        turn = Turn("fallen", game_id, seat, legal.version, {}, choices, "s")
-        pick = choices[random_legal(turn)]
-        await s.rules.SubmitCommand(
-            rules_pb2.SubmitCommandRequest(
-                game_id=game_id, seat=seat, kind=pick.kind, args=to_struct(pick.args),
-                command_id=f"c{legal.version}", expected_version=legal.version,
-            ),
-            metadata=who,
-        )  # fmt: skip
-    raise AssertionError("the game did not end")
+    return (await play(s.rules, "fallen", game_id, seats))["outcome"]
 
 
 async def rating(s: Stack, player: str, game: str, mode: str) -> pb.Rating:
@@ -171,6 +152,17 @@ async def play(
     """Play a game to its end, each seated player picking a hashed legal command with their
     own token; return the outcome and the seats that moved."""
     moved: set[str] = set()
+    async with asyncio.timeout(WAIT_S * 6):
+        return await _play(rules, game, game_id, seats, moved)
+
+
+async def _play(
+    rules: rules_pb2_grpc.RulesServiceStub,
+    game: str,
+    game_id: str,
+    seats: dict[str, str],
+    moved: set[str],
+) -> dict:
     for _ in range(20_000):
         g = await rules.GetGame(rules_pb2.GetGameRequest(game_id=game_id), metadata=md("x"))
         if g.ended:
