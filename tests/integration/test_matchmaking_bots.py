@@ -70,7 +70,12 @@ async def stack(redis_url: str, monkeypatch) -> AsyncIterator[Stack]:
             task.cancel()
         await ch.close()
         await worker.close()
-        await main.stop()
+        # bounded: a backend stop once hung here (about 1 run in 3, cause not found; see the
+        # issue 14 report), which must not hang the suite
+        try:
+            await asyncio.wait_for(main.stop(), 30)
+        except TimeoutError:
+            pass
         await store.close()
 
 
