@@ -9,6 +9,8 @@ from services.rules.land.checks import party_check, perk_bonus, tech_bonus
 from services.rules.land.data import card, economy, factions
 from services.rules.land.flow import Args, Ctx, answer, options, task
 from services.rules.land.party import skill_values
+from services.rules.land.setup import is_solo2
+from services.rules.land.solo2_flow import check_card
 from services.rules.land.state import party, players, town
 from services.rules.land.zones import turn_order
 
@@ -36,6 +38,9 @@ def _rolled(ctx: Ctx, a: Args) -> None:
     seats = players(ctx.state)
     others = [s for s in turn_order(seats, ctx.state.var("first")) if s != chk["seat"]]
     ctx.setv("window", {"order": [chk["seat"], *others], "i": 0, "passes": 0})
+    if is_solo2(dict(ctx.state.var("options", {}))) and check_card(ctx.state) is not None:
+        ctx.push(("red_dot_check", {}))  # an opposing faction's skill-check card waits in play
+        return
     ctx.push(("window", {}))
 
 

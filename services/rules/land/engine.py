@@ -18,6 +18,7 @@ from services.rules.land import (  # noqa: F401
     play,
     setup_flow,
     solo,
+    solo2_flow,
     turn,
 )
 from services.rules.land.data import catalog, economy

@@ -42,6 +42,11 @@ def sync_town(ctx: Ctx, seat: str, new: Town, reason: str) -> None:
     ctx.add(f"defense.{seat}", new.defense - old.defense, reason)
     for t in set(old.techs) | set(new.techs):
         ctx.add(f"tech.{seat}.{t}", new.techs.get(t, 0) - old.techs.get(t, 0), reason)
+    gained = sorted(t for t in new.techs if new.techs[t] > old.techs.get(t, 0))
+    if gained and dict(ctx.state.var("options", {})).get("variant") == "solo2":
+        # Solo II's OFTEC row 10 takes "the last Town Technology you equipped"
+        kept = [t for t in ctx.state.var(f"equipped.{seat}", []) if t not in gained]
+        ctx.setv(f"equipped.{seat}", [*kept, *gained])
     if set(old.resources) != set(new.resources):
         owners = dict(ctx.state.var("resources", {}))
         for r in old.resources:

@@ -93,6 +93,7 @@ def _strike(ctx: Ctx, a: Args) -> None:
         for dtype, k in sorted(info["damage"].items()):
             ctx.push(("damage", {"seat": target, "type": dtype, "n": int(k), "how": "random"}))
     ctx.note("npcm_struck", card=n["card"], target=target)
-    ctx.move(n["card"], f"npcm.{hirer}", "discard.action")
+    pile = "discard.red_dot" if str(hirer).startswith("of") else "discard.action"
+    ctx.move(n["card"], f"npcm.{hirer}", pile)
     ctx.setv("npcms", [x for j, x in enumerate(hired) if j != i])
     ctx.push(("npcms_act", {"i": i}))

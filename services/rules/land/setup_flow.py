@@ -15,7 +15,7 @@ from services.rules.land.effects import track_deltas
 from services.rules.land.flow import Args, Ctx, answer, options, receive, sync_town, task
 from services.rules.land.hexmap import game_map
 from services.rules.land.party import CROWNS
-from services.rules.land.setup import first_player, is_solo, reroll_seats
+from services.rules.land.setup import first_player, is_solo, is_solo2, reroll_seats
 from services.rules.land.solo_decks import solo_deck
 from services.rules.land.state import DECK_NAMES, players, town
 
@@ -37,7 +37,8 @@ def _setup(ctx: Ctx, a: Args) -> None:
         req = ChanceRequest("deck_form", f"form {name}", deck=f"deck.{name}", cards=cards)
         ctx.deal(req, "deck_formed", i=i)
         return
-    ctx.push(("mission_roll", {}))
+    solo2 = is_solo2(ctx.state.var("options", {}))
+    ctx.push(("red_dot_form", {}) if solo2 else ("mission_roll", {}))
 
 
 @task("deck_formed")
@@ -71,7 +72,8 @@ def _faction_roll(ctx: Ctx, a: Args) -> None:
     seats = players(ctx.state)
     i = int(a["i"])
     if i >= len(seats):
-        ctx.push(("deal_start", {"i": 0}))
+        solo2 = is_solo2(ctx.state.var("options", {}))
+        ctx.push(("opp_roll", {}) if solo2 else ("deal_start", {"i": 0}))
         return
     ctx.roll(["d10"], f"faction of {seats[i]}", "faction_rolled", i=i)
 
