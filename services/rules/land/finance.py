@@ -22,7 +22,7 @@ from services.rules.land.economy import (
 from services.rules.land.flow import Args, Ctx, answer, options, sync_bank, sync_town, task
 from services.rules.land.party import CROWNS
 from services.rules.land.play import play_card, playable
-from services.rules.land.state import bank, game_options, players, town
+from services.rules.land.state import bank, game_options, home, players, town
 
 FACTS = {
     "sell_tech": "tech_sold",
@@ -149,8 +149,8 @@ def _financed(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
         sync_town(ctx, seat, adjust(t, salvage=-int(npcm["hire"])), "NPCM hired")
         ctx.move(args["card"], f"hand.{seat}", f"npcm.{seat}")
         hired = ctx.state.var("npcms", [])
-        home = ctx.state.var(f"home.{seat}")
-        entry = {"card": args["card"], "hirer": seat, "target": args["target"], "at": home}
+        at = list(home(ctx.state, seat))
+        entry = {"card": args["card"], "hirer": seat, "target": args["target"], "at": at}
         ctx.setv("npcms", [*hired, entry])
         ctx.note("npcm_hired", seat=seat, card=args["card"], target=args["target"])
     elif kind == "play":

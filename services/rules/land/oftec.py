@@ -75,9 +75,7 @@ def row(roll: int) -> Row:
     se = r["se"]
     if isinstance(se, dict):
         se = {int(k): str(v) for k, v in se["d6"].items()}
-    return Row(
-        roll, int(r["town_health"]), int(r["prestige"]), bool(r.get("lose_next_roll")), se
-    )
+    return Row(roll, int(r["town_health"]), int(r["prestige"]), bool(r.get("lose_next_roll")), se)
 
 
 def se_of(r: Row, d6: int | None) -> str:

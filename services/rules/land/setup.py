@@ -119,8 +119,6 @@ def validate_options(options: Mapping[str, Any]) -> dict[str, Any]:
         raise ValueError("options.ronin: must be true or false")
     if out.get("ronin") and is_solo(out):
         raise ValueError("options.ronin: an optional rule for 2-6 players, not solo")
-    if out.get("ronin"):
-        raise ValueError("options.ronin: not available yet")
     return out
 
 

@@ -17,7 +17,7 @@ from services.rules.land.hexmap import game_map
 from services.rules.land.party import CROWNS
 from services.rules.land.setup import first_player, is_solo, is_solo2, reroll_seats
 from services.rules.land.solo_decks import solo_deck
-from services.rules.land.state import DECK_NAMES, players, town
+from services.rules.land.state import DECK_NAMES, faction_of, perks_of, players, town
 
 # 2d10 read as 1-100: the composite's parts rolled as one chance request (docs/games/land.md)
 D100 = ("d10_tens", "d10_units")
@@ -71,6 +71,10 @@ def _mission_rolled(ctx: Ctx, a: Args) -> None:
 def _faction_roll(ctx: Ctx, a: Args) -> None:
     seats = players(ctx.state)
     i = int(a["i"])
+    if ctx.state.var("options", {}).get("ronin"):
+        # Ronin: "Players don't start with a Town Play Mat" (ronin.py places the parties)
+        ctx.push(("ronin_place", {"i": 0}))
+        return
     if i >= len(seats):
         solo2 = is_solo2(ctx.state.var("options", {}))
         ctx.push(("opp_roll", {}) if solo2 else ("deal_start", {"i": 0}))
@@ -83,7 +87,7 @@ def _faction_rolled(ctx: Ctx, a: Args) -> None:
     seats = players(ctx.state)
     i, roll = int(a["i"]), int(a["faces"][0])
     seat = seats[i]
-    taken = [ctx.state.var(f"faction.{s}") for s in seats[:i]]
+    taken = [faction_of(ctx.state, s) for s in seats[:i]]
     ctx.note("faction_rolled", seat=seat, roll=roll, rerolled=roll in taken)
     if roll in taken:
         ctx.push(("faction_roll", {"i": i}))
@@ -171,11 +175,7 @@ def _perk_items(ctx: Ctx, a: Args) -> None:
         ctx.push(("events_at_setup", {"i": 0}))
         return
     seat = seats[i]
-    wanted = [
-        p["card"]
-        for p in factions()[ctx.state.var(f"faction.{seat}")]["perks"]
-        if p["kind"] == "starting_spoils"
-    ]
+    wanted = [p["card"] for p in perks_of(ctx.state, seat) if p["kind"] == "starting_spoils"]
     if not wanted:
         ctx.push(("perk_items", {"i": i + 1}))
         return

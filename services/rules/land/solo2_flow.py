@@ -28,7 +28,7 @@ from services.rules.land.oftec import (
 )
 from services.rules.land.setup import is_solo2
 from services.rules.land.solo_decks import RED_DOT_DECK, solo_deck
-from services.rules.land.state import game_options, pos, town
+from services.rules.land.state import faction_of, game_options, pos, starting_techs, town
 
 PLAYER = "p1"  # Solo Variant II has one seat
 RED_DISCARD = f"discard.{RED_DOT_DECK}"
@@ -78,7 +78,7 @@ def _opp_roll(ctx: Ctx, a: Args) -> None:
 @task("opp_rolled")
 def _opp_rolled(ctx: Ctx, a: Args) -> None:
     roll = int(a["faces"][0])
-    taken = [ctx.state.var(f"faction.{PLAYER}"), *opposing(ctx.state)]
+    taken = [faction_of(ctx.state, PLAYER), *opposing(ctx.state)]
     ctx.note("opposing_faction_rolled", roll=roll, rerolled=roll in taken)
     if roll not in taken:
         of = opposing_id(roll)
@@ -234,7 +234,7 @@ def _se_spoils(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
 
 def _lose_last_tech(ctx: Ctx) -> None:
     t = town(ctx.state, PLAYER)
-    start = list(factions()[ctx.state.var(f"faction.{PLAYER}")]["techs"])
+    start = starting_techs(ctx.state, PLAYER)
     tech = last_tech([*start, *ctx.state.var(f"equipped.{PLAYER}", [])], dict(t.techs))
     if tech is None:
         return

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from services.rules.kernel.state import State
 from services.rules.land.business import deal_counts, income, over_hand_limit
-from services.rules.land.data import card, economy, factions
+from services.rules.land.data import card, economy
 from services.rules.land.deeds import Weeks, new_turn
 from services.rules.land.economy import adjust, lose_resource, production
 from services.rules.land.flow import Args, Ctx, answer, options, sync_town, task
@@ -12,7 +12,7 @@ from services.rules.land.gods_hammer import hammer_on
 from services.rules.land.hexmap import game_map
 from services.rules.land.setup import is_solo, is_solo2
 from services.rules.land.setup_flow import apply_simple
-from services.rules.land.state import game_options, players, town
+from services.rules.land.state import game_options, perks_of, players, town
 from services.rules.land.town_events import roll_town_event
 from services.rules.land.victory import Standing, check_end_of_phase, solo_end
 from services.rules.land.zones import ends_phase, next_step, turn_order
@@ -174,7 +174,7 @@ def _produce(ctx: Ctx, a: Args) -> None:
     seat = a["seat"]
     m = game_map()
     t = town(ctx.state, seat)
-    perks = factions()[ctx.state.var(f"faction.{seat}")]["perks"]
+    perks = perks_of(ctx.state, seat)
     gain = income(perks)
     draws: list[str] = []
     th = 0
