@@ -95,9 +95,15 @@ def faction_of(state: State, seat: str) -> int | None:
 
 
 def perks_of(state: State, seat: str) -> list[dict[str, Any]]:
-    """Return the perks of a seat's Town Play Mat (none without a mat)."""
+    """Return the perks of a seat's Town Play Mat (none without a mat or while destroyed).
+
+    God's Hammer: a destroyed town's perks stop until the party joins a Neutral Faction
+    ("Afterwards, they gain its Perks").
+    """
     f = faction_of(state, seat)
-    return [] if f is None else list(factions()[f]["perks"])
+    if f is None or state.var(f"homeless.{seat}"):
+        return []
+    return list(factions()[f]["perks"])
 
 
 def starting_techs(state: State, seat: str) -> list[str]:
