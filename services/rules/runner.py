@@ -45,6 +45,7 @@ from services.rules.kernel.api import (
 from services.rules.kernel.deck import DeckPort, DeckServicePort
 from services.rules.pools import PoolSpec, admits, describe, pool_for
 from services.rules.registry import load
+from services.rules.solo_records import note_game_end
 
 MAX_CHANCE_STEPS = 500
 MAX_CACHED_GAMES = 5000
@@ -339,7 +340,18 @@ class GameRunner:
                 [NewEvent(GAME_ENDED, data, causation_id=key)],
             )
         except VersionConflict:
-            pass
+            pass  # another instance ended it (and noted its solo record)
+        else:
+            solo_key = getattr(loaded.rules, "solo_key", None)
+            if solo_key is not None:
+                await note_game_end(
+                    self.store,
+                    loaded.game,
+                    loaded.game_id,
+                    loaded.seats,
+                    solo_key(loaded.state),
+                    outcome,
+                )
         await self.dice.reveal(loaded.game_id)
         return await self.load(loaded.game_id)
 

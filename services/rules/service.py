@@ -16,6 +16,7 @@ from services.kernel.grpcx.structs import client_struct, to_struct
 from services.rules.common.api import CHANCE, Command
 from services.rules.registry import ENGINES
 from services.rules.runner import GameRunner, Loaded, new_game_id
+from services.rules.solo_records import check_request, read_record
 
 SERVICE_NAME = rules_pb2.DESCRIPTOR.services_by_name["RulesService"].full_name
 
@@ -160,6 +161,27 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         expected = request.expected_version or None
         after = await self.runner.record_seat(request.game_id, request.seat, request.kind, expected)
         return rules_pb2.RecordSeatEventResponse(version=after.version, ended=after.ended)
+
+    @rpc
+    async def GetSoloRecord(
+        self,
+        request: rules_pb2.GetSoloRecordRequest,
+        context: grpc.aio.ServicerContext,
+        principal: Principal,
+    ) -> rules_pb2.GetSoloRecordResponse:
+        """Return a player's best solo record for a variant and challenge."""
+        player = request.player_id or principal.subject
+        check_request(request.game, player, request.variant, request.challenge)
+        if not principal.is_service and player != principal.subject:
+            raise PermissionDenied("player_id: a player may only read their own solo records")
+        rec = await read_record(
+            self.runner.store, request.game, player, request.variant, request.challenge
+        )
+        if rec is None:
+            return rules_pb2.GetSoloRecordResponse(found=False)
+        return rules_pb2.GetSoloRecordResponse(
+            found=True, turns=rec.turns, kind=rec.kind, game_id=rec.game_id, victories=rec.victories
+        )
 
     @rpc
     async def ListGames(

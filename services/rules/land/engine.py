@@ -142,6 +142,13 @@ class LandRules(KernelRules):
             out["turns"] = result["turns"]
         return out
 
+    def solo_key(self, state: State) -> tuple[str, int] | None:
+        """Return (variant, challenge) of a full solo game (challenge 0 for solo1), else None."""
+        opts = dict(state.var("options", {}) or {})
+        if not is_solo(opts) or opts.get("short_game"):
+            return None  # the record is of the rulebook's 20 Prestige / 80 Town Health game
+        return str(opts["variant"]), int(opts.get("challenge") or 0)
+
 
 RULES = LandRules()
 
