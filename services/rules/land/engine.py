@@ -138,8 +138,8 @@ class LandRules(KernelRules):
             "kind": result.get("kind", ""),
             "scores": result.get("scores", {}),
         }
-        if "turns" in result:  # solo variants record the turns taken
-            out["turns"] = result["turns"]
+        # solo variants record the turns taken in game_won; every game reports its turns
+        out["turns"] = int(result.get("turns", state.count("turn")))
         return out
 
     def solo_key(self, state: State) -> tuple[str, int] | None:
