@@ -57,6 +57,13 @@ def sync_town(ctx: Ctx, seat: str, new: Town, reason: str) -> None:
         # Solo II's OFTEC row 10 takes "the last Town Technology you equipped"
         kept = [t for t in ctx.state.var(f"equipped.{seat}", []) if t not in gained]
         ctx.setv(f"equipped.{seat}", [*kept, *gained])
+    for r in set(old.resource_defense) | set(new.resource_defense):
+        ctx.add(
+            f"rdef.{r}", new.resource_defense.get(r, 0) - old.resource_defense.get(r, 0), reason
+        )
+    lost_chips = sum(n for r, n in old.resource_defense.items() if r not in new.resources)
+    if lost_chips and ctx.state.var("epic"):  # chips on a lost resource return to the Bank
+        ctx.add("bank.defense", lost_chips, reason)
     if set(old.resources) != set(new.resources):
         owners = dict(ctx.state.var("resources", {}))
         for r in old.resources:
