@@ -59,7 +59,9 @@ class WorldsRules(KernelRules):
         )
         if opts.sealed:  # the cards wait face down in the deck service: shuffle them there
             ctx.setv(RULES_VERSION, CURRENT)
-            forms = [("shuffle_library", {"seat": s}) for s in SEATS]
+            forms: list[tuple[str, dict[str, Any]]] = [
+                ("shuffle_library", {"seat": s}) for s in SEATS
+            ]
         else:  # a game recorded before sealing (its GameCreated options name the decks)
             forms = [("form", {"seat": s, "cards": list(opts.libraries[s])}) for s in SEATS]
         deals = [("draw", {"seat": s, "n": 5}) for s in SEATS]

@@ -12,7 +12,7 @@ from services.rules.worlds.decks import DeckError, build_library
 
 SEATS = ("p1", "p2")
 DEFAULT_DECKS = {"p1": "uea", "p2": "daemons"}
-KNOWN = ("decks", "bots", "bot_policy", "bot_seed")
+KNOWN = ("decks", "bots", "bot_policy", "bot_policies", "bot_seed")
 BOT_POLICIES = ("random", "heuristic", "search")
 # Set by the server when it seals the decks (docs/games/worlds.md, "Hidden libraries"):
 # the public options of a game carry each seat's library size, never its cards.
@@ -106,6 +106,13 @@ def _bots(options: Mapping[str, Any]) -> tuple[str, ...]:
         raise InvalidArgument("options.bots", f"a list of distinct seats from {SEATS}")
     if options.get("bot_policy", "random") not in BOT_POLICIES:
         raise InvalidArgument("options.bot_policy", f"one of {BOT_POLICIES}")
+    per_seat = options.get("bot_policies", {})
+    if not isinstance(per_seat, Mapping) or any(
+        s not in bots or p not in BOT_POLICIES for s, p in per_seat.items()
+    ):
+        raise InvalidArgument(
+            "options.bot_policies", f"a map of bot seat -> policy, policies {BOT_POLICIES}"
+        )
     if not isinstance(options.get("bot_seed", ""), str) or len(options.get("bot_seed", "")) > 64:
         raise InvalidArgument("options.bot_seed", "a string of at most 64 characters")
     return tuple(sorted(bots))

@@ -69,9 +69,7 @@ def plan_of(table: Table) -> CombatPlan:
         if on(d) and any(on(a) for a in against)
     }
     orders = {
-        a: order
-        for a, order in table.turn.orders
-        if on(a) and (order[0] == "raid" or on(order[1]))
+        a: order for a, order in table.turn.orders if on(a) and (order[0] == "raid" or on(order[1]))
     }
     plan = CombatPlan(attackers, blocks, orders)
     return CombatPlan(plan.attackers, plan.blocks, default_orders(plan))
