@@ -14,9 +14,10 @@ search policy works to a time budget (`FALLEN_BOT_SEARCH_MS`) and appends `:r<ro
 the rollouts it made: the same seed with that many rollouts picks the same move again.
 
 Scaling (docs/decisions.md, "Bot pool"): only the worker holding a game's newest event
-moves for it (an older entry is acknowledged without a move), so two workers never
-compute the same move; and a worker handles the games of a batch concurrently, so it
-never waits for one game's RPCs while others are ready.
+moves for it (an older entry is acknowledged without a move or an RPC: the game's version
+is read from the store), so two workers never compute the same move; and a worker
+handles the games of a batch concurrently, so it never waits for one game's RPCs while
+others are ready.
 """
 
 from __future__ import annotations
@@ -214,7 +215,11 @@ class BotWorker:
         """Make the bot's move if a bot seat must act now; return whether one was submitted.
 
         seen is the version of the newest entry this worker holds for the game; when the
-        game is further on, the worker holding that newer entry moves instead."""
+        game is further on (read from the store, no RPC), the worker holding that newer
+        entry moves instead."""
+        if seen and await self._store.version(f"game-{game_id}") > seen:
+            self.skipped += 1
+            return False
         summary = await self._stub.GetGame(
             rules_pb2.GetGameRequest(game_id=game_id), metadata=self._md
         )
