@@ -41,6 +41,7 @@ from services.rules.kernel.api import (
     GameRules,
     Pending,
     Setup,
+    seal_options,
 )
 from services.rules.kernel.deck import DeckPort, DeckServicePort
 from services.rules.pools import PoolSpec, admits, describe, pool_for
@@ -199,12 +200,13 @@ class GameRunner:
         for seat, player in seats.items():
             if not player:
                 raise InvalidArgument("seats", f"seat {quote(seat)} needs a player id")
-        setup = Setup(seats=dict(seats), options=dict(options))
+        public, sealed = seal_options(rules, options)
+        setup = Setup(seats=dict(seats), options=public)
         events = rules.initial_events(game_id, setup)
         commitment = await self.dice.commit_seed(game_id, client_seed)
-        created = NewEvent(
-            GAME_CREATED, {"game": game, "seats": dict(seats), "options": dict(options)}
-        )
+        for deck, cards in sealed.items():  # face down in the deck service, never in GameCreated
+            await self.deck.seal(game_id, deck, cards)
+        created = NewEvent(GAME_CREATED, {"game": game, "seats": dict(seats), "options": public})
         try:
             await self.store.append(
                 game_stream(game_id), 0, [created, *(to_new_event(e) for e in events)]

@@ -152,3 +152,15 @@ class GameRules(Protocol):
     def state_hash(self, state: Any) -> str:
         """Return a SHA-256 hex digest identifying the state (for replay checks)."""
         ...
+
+
+def seal_options(
+    rules: Any, options: Mapping[str, Any]
+) -> tuple[dict[str, Any], dict[str, tuple[str, ...]]]:
+    """Return a game's public options and the face-down decks to place in the deck service
+    before it starts ({deck: cards}); an engine without a `seal` hook keeps all options."""
+    seal = getattr(rules, "seal", None)
+    if seal is None:
+        return dict(options), {}
+    public, decks = seal(dict(options))
+    return dict(public), {d: tuple(c) for d, c in decks.items()}

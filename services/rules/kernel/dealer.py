@@ -33,6 +33,11 @@ class Dealer:
         self.nonce = 0
         self.decks: dict[str, list[str]] = {}
 
+    def place(self, decks: dict[str, tuple[str, ...]]) -> None:
+        """Place face-down decks before the game starts (as the deck service's seal)."""
+        for deck, cards in decks.items():
+            self.decks[deck] = list(cards)
+
     def _draws(self) -> tuple[fair.Draws, int]:
         nonce = self.nonce
         self.nonce += 1

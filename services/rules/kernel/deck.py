@@ -29,6 +29,11 @@ class DeckPort(Protocol):
         carries the decision key (with a part naming the call), so a repeat changes nothing."""
         ...
 
+    async def seal(self, game_id: str, deck: str, cards: Sequence[str]) -> None:
+        """Place a face-down deck before the game starts (its cards never enter the game
+        stream); a deck already placed for this game (a retried create) is kept."""
+        ...
+
 
 def part_key(key: str, op: str, name: str) -> str:
     """Return the key of one deck call of a decision: the decision key with a part naming
@@ -48,6 +53,13 @@ class DeckServicePort:
 
     def __init__(self, engine: DeckEngine) -> None:
         self.engine = engine
+
+    async def seal(self, game_id: str, deck: str, cards: Sequence[str]) -> None:
+        """Place a face-down deck before the game starts; keep one placed already."""
+        try:
+            await self.engine.seal(game_id, _zone_name(deck), cards)
+        except AlreadyExists:
+            pass
 
     async def _zone_exists(self, game_id: str, zone: str) -> bool:
         try:
