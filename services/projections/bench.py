@@ -169,12 +169,8 @@ async def _logs(game: str, games: int) -> list[tuple[str, str]]:
     return out
 
 
-@bench_app.command("replay")
-def bench_replay(
-    game: Annotated[str, typer.Option(help="Game to play and replay")] = "fallen",
-    games: Annotated[int, typer.Option(help="Finished games to replay")] = 10,
-) -> None:
-    """Replay --verify events/s, next to decode-only and apply-only rates of the same logs."""
+def replay_figures(game: str, games: int) -> dict[str, Any]:
+    """Return replay --verify events/s next to decode-only and apply-only rates of the same logs."""
     from services.audit.logfile import parse_jsonl
     from services.audit.verify import verify_game
     from services.projections.core import to_rules_event
@@ -205,19 +201,24 @@ def bench_replay(
         records, problems = parse_jsonl(text)
         verified += verify_game(gid, records, lambda g: rules, problems=problems).verified
     replay_s = time.perf_counter() - start
-    typer.echo(
-        json.dumps(
-            {
-                "bench": "replay",
-                "game": game,
-                "games": len(logs),
-                "verified": verified,
-                "events": total,
-                "game_stream_events": n_game,
-                "replay_verify_events_per_s": round(total / replay_s),
-                "decode_only_events_per_s": round(total / decode_s),
-                "apply_only_events_per_s": round(n_game / apply_s),
-                "replay_vs_decode": round(decode_s / replay_s, 3),
-            }
-        )
-    )
+    return {
+        "bench": "replay",
+        "game": game,
+        "games": len(logs),
+        "verified": verified,
+        "events": total,
+        "game_stream_events": n_game,
+        "replay_verify_events_per_s": round(total / replay_s),
+        "decode_only_events_per_s": round(total / decode_s),
+        "apply_only_events_per_s": round(n_game / apply_s),
+        "replay_vs_decode": round(decode_s / replay_s, 3),
+    }
+
+
+@bench_app.command("replay")
+def bench_replay(
+    game: Annotated[str, typer.Option(help="Game to play and replay")] = "fallen",
+    games: Annotated[int, typer.Option(help="Finished games to replay")] = 10,
+) -> None:
+    """Replay --verify events/s, next to decode-only and apply-only rates of the same logs."""
+    typer.echo(json.dumps(replay_figures(game, games)))
