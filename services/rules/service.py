@@ -77,15 +77,23 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         if not request.kind:
             raise InvalidArgument("kind", "is required; see ListLegalCommands")
         args = client_struct(request.args, "args")
-        loaded = await self.runner.current(request.game_id)
+        loaded = await self.runner.latest(request.game_id)
         seat = _authorize(loaded, principal, request.seat)
         expected = request.expected_version or None
-        if not principal.is_service and loaded.seat_status.get(seat) == "taken_over":
-            raise RuleViolation(
-                f"seat {seat!r} is played by a bot; reclaim it first (RecordSeatEvent reclaimed)"
-            )
+
+        def not_taken_over(game: Loaded) -> None:
+            if not principal.is_service and game.seat_status.get(seat) == "taken_over":
+                raise RuleViolation(
+                    f"seat {seat!r} is played by a bot; reclaim it first "
+                    "(RecordSeatEvent reclaimed)"
+                )
+
         after, dedup = await self.runner.submit(
-            request.game_id, Command(seat, request.kind, args), request.command_id, expected
+            request.game_id,
+            Command(seat, request.kind, args),
+            request.command_id,
+            expected,
+            not_taken_over,
         )
         outcome = after.outcome if after.ended else None
         return rules_pb2.SubmitCommandResponse(
