@@ -34,6 +34,29 @@ def _authorize(loaded: Loaded, principal: Principal, seat: str) -> str:
     return seat
 
 
+def _legal(loaded: Loaded, seat: str) -> list[rules_pb2.LegalCommand]:
+    """Return a seat's legal commands as the API lists them."""
+    return [
+        rules_pb2.LegalCommand(kind=c.kind, args=to_struct(c.args))
+        for c in loaded.rules.legal_commands(loaded.state, seat)
+    ]
+
+
+def _next_turn(loaded: Loaded, principal: Principal) -> rules_pb2.NextTurn | None:
+    """Return the decision a game waits for, with the seat's legal commands only when the
+    caller holds that seat (or is a service)."""
+    pending = loaded.rules.pending(loaded.state)
+    if pending is None:
+        return None
+    seat = pending.seat
+    holds = seat in loaded.seats and (
+        principal.is_service or loaded.seats[seat] == principal.subject
+    )
+    return rules_pb2.NextTurn(
+        waiting_for=seat, decision=pending.kind, commands=_legal(loaded, seat) if holds else []
+    )
+
+
 class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
     """Parse, call the GameRunner, answer; errors mapped by @rpc."""
 
@@ -101,6 +124,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
             deduplicated=dedup,
             outcome=to_struct(outcome) if outcome else None,
             ended=after.ended,
+            next_turn=None if after.ended or dedup else _next_turn(after, principal),
         )
 
     @rpc
