@@ -25,7 +25,7 @@ from typing import Annotated, Any
 
 import typer
 
-from services.cli.bench import _append_rate, _pct, _raw_xadd_rate, bench_app
+from services.cli.bench import _pct, bench_app
 
 GAME = "fallen"
 
@@ -87,22 +87,56 @@ def machine() -> dict[str, Any]:
     }
 
 
-async def _timed_loop(
-    count: int, concurrency: int, step: Callable[[int], Awaitable[None]]
-) -> tuple[float, list[float]]:
-    """Run count steps over concurrency workers; return (steps/s, latencies)."""
-    latencies: list[float] = []
-    per = max(1, count // concurrency)
+ROUNDS = 4  # figure and baseline alternate in rounds, so both see the same machine load
 
-    async def worker(w: int) -> None:
-        for _ in range(per):
-            t0 = time.perf_counter()
-            await step(w)
-            latencies.append(time.perf_counter() - t0)
 
-    start = time.perf_counter()
-    await asyncio.gather(*(worker(w) for w in range(concurrency)))
-    return len(latencies) / (time.perf_counter() - start), latencies
+class Timed:
+    """Steps done, their latencies and the wall time they took, summed over rounds."""
+
+    def __init__(self) -> None:
+        self.latencies: list[float] = []
+        self.wall = 0.0
+
+    @property
+    def rate(self) -> float:
+        """Return steps per wall-clock second."""
+        return len(self.latencies) / self.wall if self.wall else 0.0
+
+    @property
+    def latency_rate(self) -> float:
+        """Return steps per second of summed step latency (one step at a time)."""
+        return len(self.latencies) / sum(self.latencies) if self.latencies else 0.0
+
+    async def run(
+        self, count: int, concurrency: int, step: Callable[[int], Awaitable[None]]
+    ) -> None:
+        """Run count steps over concurrency workers (each step gets its worker index)."""
+        per = max(1, count // concurrency)
+
+        async def worker(w: int) -> None:
+            for _ in range(per):
+                t0 = time.perf_counter()
+                await step(w)
+                self.latencies.append(time.perf_counter() - t0)
+
+        start = time.perf_counter()
+        await asyncio.gather(*(worker(w) for w in range(concurrency)))
+        self.wall += time.perf_counter() - start
+
+
+async def interleaved(
+    count: int,
+    concurrency: int,
+    figure_step: Callable[[int], Awaitable[None]],
+    baseline_step: Callable[[int], Awaitable[None]],
+) -> tuple[Timed, Timed]:
+    """Return (figure, baseline) timings, measured in alternating rounds of count/ROUNDS."""
+    fig, base = Timed(), Timed()
+    per_round = max(concurrency, count // ROUNDS)
+    for _ in range(max(1, count // per_round)):
+        await base.run(per_round, concurrency, baseline_step)
+        await fig.run(per_round, concurrency, figure_step)
+    return fig, base
 
 
 class Client:
@@ -123,6 +157,7 @@ class Client:
         self.md = (("authorization", f"Bearer {issue_token('service:bench', service=True)}"),)
         self.seats = {s: f"p-{s}" for s in load(GAME).seats}
         self.games = 0
+        self.submit_latencies: list[float] = []
 
     async def new_game(self) -> tuple[str, Any]:
         """Create a game; return its id and the first turn (seat, version, commands)."""
@@ -165,71 +200,76 @@ class Client:
         seat, version, commands, _ = turn
         digest = hashlib.sha256(f"{gid}:{version}".encode()).digest()
         pick = commands[int.from_bytes(digest[:4], "big") % len(commands)]
-        return await self.rules.SubmitCommand(
-            rules_pb2.SubmitCommandRequest(
-                game_id=gid,
-                seat=seat,
-                kind=pick.kind,
-                args=pick.args,
-                command_id=f"c{version}",
-                expected_version=version,
-            ),
-            metadata=self.md,
+        request = rules_pb2.SubmitCommandRequest(
+            game_id=gid,
+            seat=seat,
+            kind=pick.kind,
+            args=pick.args,
+            command_id=f"c{version}",
+            expected_version=version,
         )
+        t0 = time.perf_counter()
+        answer = await self.rules.SubmitCommand(request, metadata=self.md)
+        self.submit_latencies.append(time.perf_counter() - t0)
+        return answer
 
 
-async def _games_submits(client: Client, count: int, concurrency: int) -> tuple[float, list[float]]:
-    """Play count commands over concurrency games at once; return (commands/s, submit latencies).
+class Games:
+    """Concurrent games the client plays, one per worker, replaced when they end."""
 
-    The rate is commands over wall time, so it includes the client's turn reads when
-    SubmitCommand does not answer the next turn itself.
-    """
-    latencies: list[float] = []
-    per = max(1, count // concurrency)
+    def __init__(self, client: Client) -> None:
+        self.client = client
+        self.turns: dict[int, tuple[str, Any]] = {}
 
-    async def worker() -> None:
-        gid, turn = await client.new_game()
-        for _ in range(per):
-            if turn[3]:
-                gid, turn = await client.new_game()
-            t0 = time.perf_counter()
-            answer = await client.submit(gid, turn)
-            latencies.append(time.perf_counter() - t0)
-            turn = await client.turn(gid, answer)
-
-    start = time.perf_counter()
-    await asyncio.gather(*(worker() for _ in range(concurrency)))
-    return len(latencies) / (time.perf_counter() - start), latencies
+    async def step(self, w: int) -> None:
+        """Play one command of worker w's game (starting a game first when needed)."""
+        gid, turn = self.turns.get(w) or await self.client.new_game()
+        if turn[3]:
+            gid, turn = await self.client.new_game()
+        answer = await self.client.submit(gid, turn)
+        self.turns[w] = (gid, await self.client.turn(gid, answer))
 
 
-async def _echo_append(
-    client: Client, store: Any, count: int, concurrency: int
-) -> tuple[float, list[float]]:
-    """Return (ops/s, latencies) of the baseline: one raw echo RPC then one durable append."""
-    from services.kernel.envelope import NewEvent
+class EchoAppend:
+    """The baseline step: one raw echo RPC, then one durable single-event append."""
 
-    versions = [0] * concurrency
-    tag = time.time_ns()
+    def __init__(self, client: Client, store: Any) -> None:
+        self.client, self.store = client, store
+        self.versions: dict[int, int] = {}
+        self.tag = time.time_ns()
 
-    async def step(w: int) -> None:
-        await client.echo.Echo(client.echo_req)
-        res = await store.append(
-            f"game-base{tag}w{w}", versions[w], [NewEvent("BenchEvent", {"w": w})]
+    async def step(self, w: int) -> None:
+        """Echo once, then append one event to worker w's own stream."""
+        from services.kernel.envelope import NewEvent
+
+        await self.client.echo.Echo(self.client.echo_req)
+        res = await self.store.append(
+            f"game-base{self.tag}w{w}", self.versions.get(w, 0), [NewEvent("BenchEvent", {"w": w})]
         )
-        versions[w] = res.version
-
-    return await _timed_loop(count, concurrency, step)
+        self.versions[w] = res.version
 
 
 @contextlib.asynccontextmanager
-async def _served(store: Any) -> AsyncIterator[Client]:
-    """Serve every service on store (plus the echo baseline); yield a client of it."""
+async def _served(store: Any, projections: bool = True) -> AsyncIterator[Client]:
+    """Serve every service on store (plus the echo baseline); yield a client of it.
+
+    projections=False serves without the in-process projection runner (a Redis deployment
+    runs projections in their own process)."""
     from services.app import serve
 
-    backend = await serve(store, "127.0.0.1:0", echo=True)
+    before = os.environ.get("FALLEN_PROJECTIONS")
+    if not projections:
+        os.environ["FALLEN_PROJECTIONS"] = "external"
+    try:
+        backend = await serve(store, "127.0.0.1:0", echo=True)
+    finally:
+        if before is None:
+            os.environ.pop("FALLEN_PROJECTIONS", None)
+        else:
+            os.environ["FALLEN_PROJECTIONS"] = before
     client = Client(f"127.0.0.1:{backend.port}")
     try:
-        await _timed_loop(50, 1, lambda _w: client.echo.Echo(client.echo_req))  # warm up
+        await Timed().run(50, 1, lambda _w: client.echo.Echo(client.echo_req))  # warm up
         yield client
     finally:
         await client.channel.close()
@@ -242,10 +282,15 @@ async def _submit_figures(tmp: str, commands: int) -> list[dict[str, Any]]:
 
     base_store = SqliteEventStore(os.path.join(tmp, "baseline.db"))
     async with _served(SqliteEventStore(os.path.join(tmp, "served.db"))) as client:
-        base_rate, base_lat = await _echo_append(client, base_store, commands, 1)
-        _, lat = await _games_submits(client, commands, 1)
+        games = Games(client)
+        await games.step(0)  # the first game's creation is not a command
+        client.submit_latencies.clear()
+        _, base = await interleaved(commands, 1, games.step, EchoAppend(client, base_store).step)
     await base_store.close()
-    submit_rate = len(lat) / sum(lat)
+    # a step is one command plus, for clients SubmitCommand does not answer fully, the
+    # reads of the next turn; the figure is SubmitCommand alone: time its calls
+    lat, base_lat = client.submit_latencies, base.latencies
+    submit_rate, base_rate = len(lat) / sum(lat), base.latency_rate
     return [
         figure(
             "SubmitCommand embedded (1 game)",
@@ -280,16 +325,24 @@ async def _submit_figures(tmp: str, commands: int) -> list[dict[str, Any]]:
 
 
 async def _concurrency_figures(
-    store_name: str, open_store: Callable[[str], Any], levels: list[int], commands: int
+    store_name: str,
+    open_store: Callable[[str], Any],
+    levels: list[int],
+    commands: int,
+    projections: bool = True,
 ) -> list[dict[str, Any]]:
     """Return commands/s at each concurrency level vs echo + append at the same level."""
     out = []
     for level in levels:
         served = open_store("served")
         base_store = open_store("baseline")
-        async with _served(served) as client:
-            base_rate, _ = await _echo_append(client, base_store, commands, level)
-            rate, _ = await _games_submits(client, commands, level)
+        async with _served(served, projections) as client:
+            games = Games(client)
+            await asyncio.gather(*(games.step(w) for w in range(level)))  # create the games
+            fig, base = await interleaved(
+                commands, level, games.step, EchoAppend(client, base_store).step
+            )
+            rate, base_rate = fig.rate, base.rate
         await base_store.close()
         out.append(
             figure(
@@ -306,16 +359,41 @@ async def _concurrency_figures(
 
 
 async def _redis_append_figure(url: str, events: int) -> dict[str, Any]:
-    """Return the Redis append (expected version) figure vs raw XADD on the same server."""
-    from services.kernel.store.redis import RedisEventStore
+    """Return the Redis append (expected version) figure vs raw XADD on the same server.
+
+    The raw XADD writes a body as large as the envelope the store writes (one sealed
+    event's canonical JSON), one round trip per event; rounds alternate."""
+    import redis.asyncio as aioredis
+
+    from services.kernel.envelope import NewEvent
+    from services.kernel.store.base import seal
+    from services.kernel.store.redis import RedisEventStore, encode_envelope
 
     store = RedisEventStore(url, prefix=f"benchappend{time.time_ns()}")
-    await _append_rate(store, max(10, events // 10), 1)  # warm up (script load, connection)
-    rate = await _append_rate(store, events, 1)
+    raw = aioredis.from_url(url)
+    stream, key, version = f"game-a{time.time_ns()}", f"bench:raw:{time.time_ns()}", [0]
+    sample = NewEvent("BenchEvent", {"i": 0})
+    body = encode_envelope(seal(stream, 1, "0" * 64, [sample], "2026-01-01T00:00:00+00:00")[0])
+
+    async def append(_w: int) -> None:
+        res = await store.append(stream, version[0], [NewEvent("BenchEvent", {"i": version[0]})])
+        version[0] = res.version
+
+    async def xadd(_w: int) -> None:
+        await raw.xadd(key, {"env": body})
+
+    await Timed().run(max(10, events // 10), 1, append)  # warm up (script load, connection)
+    fig, base = await interleaved(events, 1, append, xadd)
     await store.close()
-    raw = await _raw_xadd_rate(url, events)
+    await raw.aclose()
     return figure(
-        "Redis append, expected version", rate, "appends/s", "raw XADD /s", raw, ">= 0.7x", 0.7
+        "Redis append, expected version",
+        fig.rate,
+        "appends/s",
+        "raw XADD /s",
+        base.rate,
+        ">= 0.7x",
+        0.7,
     )
 
 
@@ -323,7 +401,7 @@ def _replay_figure(games: int) -> dict[str, Any]:
     """Return replay --verify events/s vs decode-only of the same logs."""
     from services.projections.bench import replay_figures
 
-    r = replay_figures(GAME, games)
+    r = replay_figures(GAME, games, ROUNDS)
     return figure(
         "replay --verify",
         r["replay_verify_events_per_s"],
@@ -353,10 +431,11 @@ async def run_all(
             commands,
         )
     figures += await _concurrency_figures(
-        "Redis",
+        "Redis (projections in their own process)",
         lambda what: RedisEventStore(redis_url, prefix=f"bench{what}{time.time_ns()}"),
         levels,
         commands,
+        projections=False,
     )
     figures.append(await _redis_append_figure(redis_url, append_events))
     figures.append(await asyncio.to_thread(_replay_figure, replay_games))

@@ -17,8 +17,8 @@ EXPECTED = {
     "replay --verify",
     "commands/s, 1 games, embedded",
     "commands/s, 2 games, embedded",
-    "commands/s, 1 games, Redis",
-    "commands/s, 2 games, Redis",
+    "commands/s, 1 games, Redis (projections in their own process)",
+    "commands/s, 2 games, Redis (projections in their own process)",
 }
 
 
