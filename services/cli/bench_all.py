@@ -358,6 +358,68 @@ async def _concurrency_figures(
     return out
 
 
+class _Counting:
+    """A stub wrapper counting the RPCs (unary calls and opened streams) made through it."""
+
+    def __init__(self, stub: Any, counts: dict[str, int]) -> None:
+        self._stub, self._counts = stub, counts
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._stub, name)
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            self._counts[name] = self._counts.get(name, 0) + 1
+            return attr(*args, **kwargs)
+
+        return call
+
+
+async def _driver_figures(tmp: str, games: int) -> list[dict[str, Any]]:
+    """Return the bot driver's commands/s and RPCs per command (player tokens, pushed
+    views) vs the bench client's commands/s for as many commands, in the same backend."""
+    from fallen.projections.v1 import projections_pb2_grpc
+
+    from services.bots.driver import play_game
+    from services.bots.policies import random_legal
+    from services.kernel.store.sqlite import SqliteEventStore
+
+    counts: dict[str, int] = {}
+    async with _served(SqliteEventStore(os.path.join(tmp, "driver.db"))) as client:
+        stub = _Counting(client.rules, counts)
+        views = _Counting(projections_pb2_grpc.ProjectionServiceStub(client.channel), counts)
+        policies = {seat: random_legal for seat in client.seats}
+        start = time.perf_counter()
+        for i in range(games):
+            await play_game(stub, views, GAME, client.seats, policies, f"d{i}")
+        driver_rate = counts["SubmitCommand"] / (time.perf_counter() - start)
+        games_load = Games(client)
+        await games_load.step(0)
+        base = Timed()
+        await base.run(counts["SubmitCommand"], 1, games_load.step)
+    rpcs = sum(counts.values()) / counts["SubmitCommand"]
+    return [
+        figure(
+            "bot driver, embedded (player tokens, pushed views)",
+            driver_rate,
+            "cmd/s",
+            "bench client cmd/s",
+            base.rate,
+            "-",
+            None,
+        ),
+        figure(
+            "bot driver RPCs per command (all RPCs incl. per game)",
+            rpcs,
+            "RPCs",
+            "good client: 2 RPCs",
+            2.0,
+            "<= 1x",
+            1.0,
+            lower_is_better=True,
+        ),
+    ]
+
+
 async def _redis_append_figure(url: str, events: int) -> dict[str, Any]:
     """Return the Redis append (expected version) figure vs raw XADD on the same server.
 
@@ -414,7 +476,13 @@ def _replay_figure(games: int) -> dict[str, Any]:
 
 
 async def run_all(
-    commands: int, levels: list[int], append_events: int, replay_games: int, redis_url: str
+    commands: int,
+    levels: list[int],
+    append_events: int,
+    replay_games: int,
+    redis_url: str,
+    given_redis: bool = True,
+    driver_games: int = 0,
 ) -> dict[str, Any]:
     """Measure every figure; return the bench-all document."""
     from services.kernel.store.redis import RedisEventStore
@@ -430,6 +498,8 @@ async def run_all(
             levels,
             commands,
         )
+        if driver_games > 0:
+            figures += await _driver_figures(tmp, driver_games)
     figures += await _concurrency_figures(
         "Redis (projections in their own process)",
         lambda what: RedisEventStore(redis_url, prefix=f"bench{what}{time.time_ns()}"),
@@ -443,10 +513,12 @@ async def run_all(
         "bench": "all",
         "machine": machine(),
         "params": {
+            "redis": "given by --redis-url" if given_redis else "private, appendfsync always",
             "commands": commands,
             "levels": levels,
             "append_events": append_events,
             "replay_games": replay_games,
+            "driver_games": driver_games,
             "game": GAME,
         },
         "not_measured": {
@@ -463,7 +535,10 @@ def bench_all(
     levels: Annotated[str, typer.Option(help="Concurrent games, comma-separated")] = "1,8,32",
     append_events: Annotated[int, typer.Option(help="Appends per Redis measurement")] = 3000,
     replay_games: Annotated[int, typer.Option(help="Finished games to replay")] = 5,
-    redis_url: Annotated[str | None, typer.Option(help="Redis to use; default: start one")] = None,
+    driver_games: Annotated[int, typer.Option(help="Whole games the bot driver plays")] = 1,
+    redis_url: Annotated[
+        str | None, typer.Option(help="Redis to use; default: start one (appendfsync always)")
+    ] = None,
     json_out: Annotated[str | None, typer.Option("--json", help="Also write the JSON here")] = None,
 ) -> None:
     """Every served-path figure with its same-run baseline: a table, then one JSON line."""
@@ -472,8 +547,18 @@ def bench_all(
     os.environ.setdefault("FALLEN_DEV", "1")
     level_list = [int(x) for x in levels.split(",") if x.strip()]
     with contextlib.ExitStack() as stack:
-        url = redis_url or stack.enter_context(redis_server())
-        doc = asyncio.run(run_all(commands, level_list, append_events, replay_games, url))
+        url = redis_url or stack.enter_context(redis_server(appendfsync="always"))
+        doc = asyncio.run(
+            run_all(
+                commands,
+                level_list,
+                append_events,
+                replay_games,
+                url,
+                bool(redis_url),
+                driver_games,
+            )
+        )
     typer.echo(table(doc))
     typer.echo(json.dumps(doc))
     if json_out:
