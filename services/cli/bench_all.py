@@ -215,19 +215,22 @@ class Client:
 
 
 class Games:
-    """Concurrent games the client plays, one per worker, replaced when they end."""
+    """Concurrent games, one per worker, replaced when they end; worker w plays through
+    client w mod len(clients) (several clients: one per rules process)."""
 
-    def __init__(self, client: Client) -> None:
+    def __init__(self, client: Client, *more: Client) -> None:
         self.client = client
+        self.clients = (client, *more)
         self.turns: dict[int, tuple[str, Any]] = {}
 
     async def step(self, w: int) -> None:
         """Play one command of worker w's game (starting a game first when needed)."""
-        gid, turn = self.turns.get(w) or await self.client.new_game()
+        client = self.clients[w % len(self.clients)]
+        gid, turn = self.turns.get(w) or await client.new_game()
         if turn[3]:
-            gid, turn = await self.client.new_game()
-        answer = await self.client.submit(gid, turn)
-        self.turns[w] = (gid, await self.client.turn(gid, answer))
+            gid, turn = await client.new_game()
+        answer = await client.submit(gid, turn)
+        self.turns[w] = (gid, await client.turn(gid, answer))
 
 
 class EchoAppend:
@@ -420,6 +423,55 @@ async def _driver_figures(tmp: str, games: int) -> list[dict[str, Any]]:
     ]
 
 
+async def _two_process_figures(
+    redis_url: str, levels: list[int], commands: int
+) -> list[dict[str, Any]]:
+    """Return commands/s of two rules processes (`fallenctl serve all`, projections in
+    their own process) on one Redis, games split between them, vs echo + append at the
+    same concurrency in this process."""
+    from services.cli.bench_bots import _process
+    from services.kernel.localservers import free_port
+    from services.kernel.store.redis import RedisEventStore
+
+    before = os.environ.get("FALLEN_PROJECTIONS")
+    os.environ["FALLEN_PROJECTIONS"] = "external"
+    out = []
+    try:
+        ports = [free_port(), free_port()]
+        with (
+            _process(["all", "--store", redis_url], ports[0]),
+            _process(["all", "--store", redis_url], ports[1]),
+        ):
+            clients = [Client(f"127.0.0.1:{p}") for p in ports]
+            base_store = RedisEventStore(redis_url, prefix=f"benchtwo{time.time_ns()}")
+            async with _served(base_store, projections=False) as local:
+                for level in levels:
+                    games = Games(*clients)
+                    await asyncio.gather(*(games.step(w) for w in range(level)))
+                    fig, base = await interleaved(
+                        commands, level, games.step, EchoAppend(local, base_store).step
+                    )
+                    out.append(
+                        figure(
+                            f"commands/s, {level} games, 2 rules processes on one Redis",
+                            fig.rate,
+                            "cmd/s",
+                            f"echo + append /s at {level} (one process)",
+                            base.rate,
+                            "-",
+                            None,
+                        )
+                    )
+            for c in clients:
+                await c.channel.close()
+    finally:
+        if before is None:
+            os.environ.pop("FALLEN_PROJECTIONS", None)
+        else:
+            os.environ["FALLEN_PROJECTIONS"] = before
+    return out
+
+
 async def _redis_append_figure(url: str, events: int) -> dict[str, Any]:
     """Return the Redis append (expected version) figure vs raw XADD on the same server.
 
@@ -483,6 +535,7 @@ async def run_all(
     redis_url: str,
     given_redis: bool = True,
     driver_games: int = 0,
+    two_processes: bool = False,
 ) -> dict[str, Any]:
     """Measure every figure; return the bench-all document."""
     from services.kernel.store.redis import RedisEventStore
@@ -507,6 +560,8 @@ async def run_all(
         commands,
         projections=False,
     )
+    if two_processes:
+        figures += await _two_process_figures(redis_url, levels, commands)
     figures.append(await _redis_append_figure(redis_url, append_events))
     figures.append(await asyncio.to_thread(_replay_figure, replay_games))
     return {
@@ -519,6 +574,7 @@ async def run_all(
             "append_events": append_events,
             "replay_games": replay_games,
             "driver_games": driver_games,
+            "two_processes": two_processes,
             "game": GAME,
         },
         "not_measured": {
@@ -536,6 +592,9 @@ def bench_all(
     append_events: Annotated[int, typer.Option(help="Appends per Redis measurement")] = 3000,
     replay_games: Annotated[int, typer.Option(help="Finished games to replay")] = 5,
     driver_games: Annotated[int, typer.Option(help="Whole games the bot driver plays")] = 1,
+    two_processes: Annotated[
+        bool, typer.Option(help="Also measure two rules processes on one Redis")
+    ] = True,
     redis_url: Annotated[
         str | None, typer.Option(help="Redis to use; default: start one (appendfsync always)")
     ] = None,
@@ -557,6 +616,7 @@ def bench_all(
                 url,
                 bool(redis_url),
                 driver_games,
+                two_processes,
             )
         )
     typer.echo(table(doc))

@@ -29,7 +29,7 @@ def test_given_tiny_counts_when_bench_all_runs_then_every_figure_has_a_positive_
     out = tmp_path / "bench.json"
     args = ["bench", "all", "--commands", "6", "--levels", "1,2", "--append-events", "20"]
     args += ["--replay-games", "1", "--driver-games", "0", "--redis-url", redis_url]
-    args += ["--json", str(out)]
+    args += ["--no-two-processes", "--json", str(out)]  # process start-up is slow; kept cheap
 
     # when
     result = CliRunner().invoke(app, args)
