@@ -35,6 +35,29 @@ def _authorize(loaded: Loaded, principal: Principal, seat: str) -> str:
     return seat
 
 
+def _legal(loaded: Loaded, seat: str) -> list[rules_pb2.LegalCommand]:
+    """Return a seat's legal commands as the API lists them."""
+    return [
+        rules_pb2.LegalCommand(kind=c.kind, args=to_struct(c.args))
+        for c in loaded.rules.legal_commands(loaded.state, seat)
+    ]
+
+
+def _next_turn(loaded: Loaded, principal: Principal) -> rules_pb2.NextTurn | None:
+    """Return the decision a game waits for, with the seat's legal commands only when the
+    caller holds that seat (or is a service)."""
+    pending = loaded.rules.pending(loaded.state)
+    if pending is None:
+        return None
+    seat = pending.seat
+    holds = seat in loaded.seats and (
+        principal.is_service or loaded.seats[seat] == principal.subject
+    )
+    return rules_pb2.NextTurn(
+        waiting_for=seat, decision=pending.kind, commands=_legal(loaded, seat) if holds else []
+    )
+
+
 class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
     """Parse, call the GameRunner, answer; errors mapped by @rpc."""
 
@@ -78,15 +101,23 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         if not request.kind:
             raise InvalidArgument("kind", "is required; see ListLegalCommands")
         args = client_struct(request.args, "args")
-        loaded = await self.runner.current(request.game_id)
+        loaded = await self.runner.latest(request.game_id)
         seat = _authorize(loaded, principal, request.seat)
         expected = request.expected_version or None
-        if not principal.is_service and loaded.seat_status.get(seat) == "taken_over":
-            raise RuleViolation(
-                f"seat {seat!r} is played by a bot; reclaim it first (RecordSeatEvent reclaimed)"
-            )
+
+        def not_taken_over(game: Loaded) -> None:
+            if not principal.is_service and game.seat_status.get(seat) == "taken_over":
+                raise RuleViolation(
+                    f"seat {seat!r} is played by a bot; reclaim it first "
+                    "(RecordSeatEvent reclaimed)"
+                )
+
         after, dedup = await self.runner.submit(
-            request.game_id, Command(seat, request.kind, args), request.command_id, expected
+            request.game_id,
+            Command(seat, request.kind, args),
+            request.command_id,
+            expected,
+            not_taken_over,
         )
         outcome = after.outcome if after.ended else None
         return rules_pb2.SubmitCommandResponse(
@@ -94,6 +125,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
             deduplicated=dedup,
             outcome=to_struct(outcome) if outcome else None,
             ended=after.ended,
+            next_turn=None if after.ended or dedup else _next_turn(after, principal),
         )
 
     @rpc
