@@ -106,6 +106,16 @@ def command_key(loaded: Loaded, command: Command, command_id: str) -> CommandKey
     )
 
 
+def seated(req: ChanceRequest, seats: Mapping[str, str]) -> ChanceRequest:
+    """Return a chance request whose visible_to names only the game's own seats.
+
+    An engine's public rolls are visible to every seat it knows (Fallen Land: p1-p6), but a
+    5-seat game has no p6, and the dice service refuses a stranger in visible_to.
+    """
+    kept = tuple(s for s in req.visible_to if s in seats)
+    return req if kept == req.visible_to else replace(req, visible_to=kept)
+
+
 def new_game_id(seed: str) -> str:
     """Return a short game id derived from a unique seed string."""
     return "g" + hashlib.sha256(seed.encode()).hexdigest()[:16]
@@ -338,7 +348,7 @@ class GameRunner:
                 return current
             assert pending.chance is not None
             key = decision_key(game_id, current.version)
-            cmd = await self.draw(game_id, pending.chance, key)
+            cmd = await self.draw(game_id, seated(pending.chance, current.seats), key)
             events = [to_new_event(e, key) for e in current.rules.decide(current.state, cmd)]
             try:
                 res = await self.store.append(game_stream(game_id), current.version, events)
