@@ -20,6 +20,7 @@ CHANCE_SCHEMAS: dict[str, dict[str, type]] = {
     "deck_put": {"deck": str, "count": int},
     "deck_searched": {"deck": str, "cards": list},
     "deck_shuffled": {"deck": str, "count": int},
+    "deck_moved": {"deck": str, "count": int},
 }
 
 
@@ -53,6 +54,7 @@ def request_of(pending: Mapping[str, Any], seats: tuple[str, ...]) -> ChanceRequ
             match=tuple(data.get("match", ())),
             position=data.get("position", "top"),
             shuffled=bool(data.get("shuffled", True)),
+            to=str(data.get("to", "")),
         )
     hidden = str(data["purpose"]).startswith("shuffle ")
     return ChanceRequest(

@@ -235,4 +235,5 @@ def deck_fields(request: ChanceRequest) -> Args:
         "position": request.position,
         "shuffled": request.shuffled,
         "visible_to": list(request.visible_to),
+        "to": request.to,
     }

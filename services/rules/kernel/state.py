@@ -120,6 +120,38 @@ def _shuffled(state: State, d: Mapping[str, Any]) -> State:
     return with_(state, zones=put(state.zones, d["zone"], tuple(cards[i] for i in order) or None))
 
 
+def deck_key(deck: str) -> str:
+    """Return the counter holding how many cards a face-down deck has in the deck service."""
+    return f"deck.{deck}"
+
+
+def _dealt(state: State, d: Mapping[str, Any]) -> State:
+    """Cards the deck service dealt from a deck into a zone (top, or bottom if asked)."""
+    cards, zone = tuple(d["cards"]), d["to"]
+    old = state.zone(zone)
+    new = (*old, *cards) if d.get("bottom") else (*cards, *old)
+    key = deck_key(d["deck"])
+    left = state.count(key) - len(cards)
+    return with_(
+        state,
+        zones=put(state.zones, zone, new or None),
+        counters=put(state.counters, key, left or None),
+    )
+
+
+def _deck_changed(state: State, d: Mapping[str, Any]) -> State:
+    """A deck's count after the deck service formed, filled or reshuffled it; the cards it
+    took face down leave their engine zone (`from`)."""
+    zones = state.zones
+    src = d.get("from")
+    if src:
+        gone = set(d.get("cards", ()))
+        rest = tuple(c for c in state.zone(src) if c not in gone)
+        zones = put(zones, src, rest or None)
+    count = int(d["count"])
+    return with_(state, zones=zones, counters=put(state.counters, deck_key(d["deck"]), count or None))
+
+
 def _counter(state: State, d: Mapping[str, Any]) -> State:
     value = state.count(d["key"]) + int(d["delta"])
     return with_(state, counters=put(state.counters, d["key"], value or None))
@@ -185,6 +217,8 @@ APPLY = {
     "card_moved": lambda s, d: _move(s, d["card"], d["from"], d["to"], bool(d.get("bottom"))),
     "zone_set": _zone_set,
     "zone_shuffled": _shuffled,
+    "cards_dealt": _dealt,
+    "deck_changed": _deck_changed,
     "counter_changed": _counter,
     "var_set": _var,
     "vars_cleared": _vars_cleared,
