@@ -100,13 +100,10 @@ def _replace_dead(ctx: Ctx, a: Args) -> None:
     """Put killed Creatures under their level's deck and draw replacements (exhausted)."""
     if decks.dealt(ctx.state):  # one replacement at a time: each draw waits for the deck service
         dead = [(slot, cid) for slot in dv.SLOTS for cid in ctx.state.zone(f"dead.{slot}")]
-        if dead:
+        if dead:  # the replacement is dealt first, so the killed one is not drawn back
             slot, cid = dead[0]
-            level = int(card(cid)["level"])
-            ctx.exhaust(cid, False)
-            ctx.move(cid, f"dead.{slot}", f"creature.{level}.deck", bottom=True)
-            ctx.push(("replace_dead", {}))
-            _draw_creature(ctx, level, slot, True)
+            ctx.push(("bury", {"slot": slot, "card": cid}), ("replace_dead", {}))
+            _draw_creature(ctx, int(card(cid)["level"]), slot, True)
         return
     for slot in dv.SLOTS:
         for cid in ctx.state.zone(f"dead.{slot}"):
@@ -114,6 +111,13 @@ def _replace_dead(ctx: Ctx, a: Args) -> None:
             ctx.exhaust(cid, False)
             ctx.move(cid, f"dead.{slot}", f"creature.{level}.deck", bottom=True)
             _draw_creature(ctx, level, slot, True)
+
+
+@task("bury")
+def _bury(ctx: Ctx, a: Args) -> None:
+    cid, slot = a["card"], a["slot"]
+    ctx.exhaust(cid, False)
+    ctx.move(cid, f"dead.{slot}", f"creature.{card(cid)['level']}.deck", bottom=True)
 
 
 def upgrade_options(ctx: Ctx) -> list[tuple[str, Args]]:

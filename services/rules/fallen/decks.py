@@ -3,9 +3,11 @@
 A game created since the deck service deals (var `decks` = "service") holds no face-down
 order: each face-down deck's cards are in the deck service (stream deck-<game id>) and the
 engine keeps only its count (counter `deck.<zone>`). Cards put *under* a deck from a zone a
-seat could see stay in the engine zone of that deck (the seats that saw them know they are
-at the bottom) until the deck is next drawn from: then they are handed to the deck service
-first (a `deck_put` to the bottom), so the deck service always holds the deck's order.
+seat could see stay in the engine zone of that deck, below the deck service's cards: the
+seats that saw them know they are at the bottom, in the order put. A draw takes the deck
+service's cards first, then those (a card put under is never reshuffled into the unseen
+part). A card put under unseen (the unclaimed Reward card at stake) goes to the bottom of
+the deck service's part.
 
 Games recorded before this (no `decks` var) keep every deck's order in the engine, as
 they were played; the rule modules keep that path for them so old logs replay exactly.
@@ -83,34 +85,26 @@ def _formed(ctx: Ctx, a: Args) -> None:
     ctx.emit("deck_changed", data)
 
 
-def _flush(ctx: Ctx, deck: str, then: tuple[str, Args]) -> bool:
-    """Hand the cards put under a deck to the deck service first; return True if it must."""
-    under = list(ctx.state.zone(deck))
-    if not under:
-        return False
-    req = ChanceRequest(
-        "deck_put", f"under {deck}", deck=deck, cards=tuple(under), position="bottom"
-    )
-    ctx.deal(req, "deck.formed", src=deck, put=under)
-    ctx.push(then)
-    return True
-
-
 @task("deck.draw")
 def _draw(ctx: Ctx, a: Args) -> None:
-    deck, to = a["deck"], a["to"]
-    if _flush(ctx, deck, ("deck.draw", a)):
+    deck, to, n = a["deck"], a["to"], int(a["n"])
+    held = ctx.state.count(deck_key(deck))
+    if held:
+        req = ChanceRequest(
+            "deck_draw", f"draw {deck}", deck=deck, count=min(n, held), visible_to=receivers(to)
+        )
+        ctx.deal(req, "deck.dealt", into=to, then=a.get("then"), more=max(0, n - held))
         return
-    n = min(int(a["n"]), ctx.state.count(deck_key(deck)))
-    if n <= 0:
-        if a.get("then"):
-            name, args = a["then"]
-            ctx.push((name, dict(args, cards=[])))
-        return
-    req = ChanceRequest(
-        "deck_draw", f"draw {deck}", deck=deck, count=n, visible_to=receivers(to)
-    )
-    ctx.deal(req, "deck.dealt", into=to, then=a.get("then"))
+    cards = list(ctx.state.zone(deck)[:n])  # the cards put under it, in the order put
+    for cid in cards:
+        ctx.move(cid, deck, to)
+    _then(ctx, a.get("then"), cards)
+
+
+def _then(ctx: Ctx, then: list[Any] | None, cards: list[str]) -> None:
+    if then:
+        name, args = then
+        ctx.push((name, dict(args, cards=cards)))
 
 
 @task("deck.dealt")
@@ -120,20 +114,15 @@ def _dealt(ctx: Ctx, a: Args) -> None:
     ctx.emit("cards_dealt", {"deck": deck, "to": to, "cards": cards}, vis)
     if vis != PUBLIC:
         ctx.emit("hidden_card_moved", {"from": deck, "to": to, "count": len(cards)})
-    if a.get("then"):
-        name, args = a["then"]
-        ctx.push((name, dict(args, cards=cards)))
+    more = int(a.get("more", 0))
+    _then(ctx, a.get("then"), cards)
+    if more and ctx.state.zone(deck):  # the deck service ran out: the cards put under it
+        ctx.push(("deck.draw", {"deck": deck, "to": to, "n": more, "then": None}))
 
 
 @task("deck.move")
 def _move(ctx: Ctx, a: Args) -> None:
     deck, to = a["deck"], a["to"]
-    if int(a["n"]) <= 0:
-        return
-    if a["position"] == "bottom" and _flush(ctx, to, ("deck.move", a)):
-        return
-    if _flush(ctx, deck, ("deck.move", a)):
-        return
     n = min(int(a["n"]), ctx.state.count(deck_key(deck)))
     if n <= 0:
         return

@@ -103,9 +103,7 @@ class FallenRules(KernelRules):
         decks (the engine held their order): the audit replays such games with them."""
         return [self._created(game_id, setup, setup_mod.place_initial_v1)]
 
-    def _created(
-        self, game_id: str, setup: Setup, place: Callable[[Ctx], None]
-    ) -> list[Event]:
+    def _created(self, game_id: str, setup: Setup, place: Callable[[Ctx], None]) -> list[Event]:
         if set(setup.seats) != set(SEATS):
             raise RuleViolation(f"fallen needs exactly the seats {', '.join(SEATS)}")
         catalog()

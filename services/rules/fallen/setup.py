@@ -38,6 +38,11 @@ def initial_zones() -> dict[str, list[str]]:
     return {k: v for k, v in zones.items() if v}
 
 
+def box_of(deck: str) -> str:
+    """Return the public box zone holding a face-down deck's cards before it is formed."""
+    return "box." + deck.removesuffix(".deck")
+
+
 def place_initial(ctx: Ctx) -> None:
     """Emit the starting zones: public ones as they are, and each face-down deck formed and
     shuffled by the deck service (the engine keeps its count)."""
@@ -46,8 +51,10 @@ def place_initial(ctx: Ctx) -> None:
     for zone, cards in initial_zones().items():
         if zone_public(zone):
             ctx.emit("zone_set", {"zone": zone, "cards": cards})
-        else:
-            forms.append(decks.form(zone, cards))
+        else:  # the box's cards are public; the deck service shuffles them face down
+            box = box_of(zone)
+            ctx.emit("zone_set", {"zone": box, "cards": cards})
+            forms.append(decks.form(zone, cards, box))
     ctx.push(*forms, ("setup", {}))
 
 

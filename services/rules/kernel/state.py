@@ -149,7 +149,9 @@ def _deck_changed(state: State, d: Mapping[str, Any]) -> State:
         rest = tuple(c for c in state.zone(src) if c not in gone)
         zones = put(zones, src, rest or None)
     count = int(d["count"])
-    return with_(state, zones=zones, counters=put(state.counters, deck_key(d["deck"]), count or None))
+    return with_(
+        state, zones=zones, counters=put(state.counters, deck_key(d["deck"]), count or None)
+    )
 
 
 def _counter(state: State, d: Mapping[str, Any]) -> State:
