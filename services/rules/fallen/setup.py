@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import cache
+
 from services.rules.fallen import decks
 from services.rules.fallen import derived as dv
 from services.rules.fallen.cards import card, catalog
@@ -15,6 +17,11 @@ STANDARD_KEPT = 10
 
 def initial_zones() -> dict[str, list[str]]:
     """Return where every card starts (in the box, or in its unshuffled deck)."""
+    return {k: list(v) for k, v in _initial_zones().items()}
+
+
+@cache
+def _initial_zones() -> dict[str, tuple[str, ...]]:
     cat = catalog()
     zones: dict[str, list[str]] = {
         "treasure.deck": cat.ids("treasure"),
@@ -35,7 +42,7 @@ def initial_zones() -> dict[str, list[str]]:
     for d in cat.dungeon_lords:
         zones[f"box.power.{d}"] = cat.ids("power", character=d)
         zones[f"box.fb.{d}"] = cat.ids("final_battle", dl=d)
-    return {k: v for k, v in zones.items() if v}
+    return {k: tuple(v) for k, v in zones.items() if v}
 
 
 def box_of(deck: str) -> str:
