@@ -111,7 +111,7 @@ def _then(ctx: Ctx, then: list[Any] | None, cards: list[str]) -> None:
 def _dealt(ctx: Ctx, a: Args) -> None:
     deck, to, cards = a["deck"], a["into"], list(a["cards"])
     vis = PUBLIC if zone_public(to) else (zone_seen_by(to) or "nobody")
-    ctx.emit("cards_dealt", {"deck": deck, "to": to, "cards": cards}, vis)
+    ctx.emit("deck_dealt", {"deck": deck, "to": to, "cards": cards}, vis)
     if vis != PUBLIC:
         ctx.emit("hidden_card_moved", {"from": deck, "to": to, "count": len(cards)})
     more = int(a.get("more", 0))

@@ -235,5 +235,5 @@ def deck_fields(request: ChanceRequest) -> Args:
         "position": request.position,
         "shuffled": request.shuffled,
         "visible_to": list(request.visible_to),
-        "to": request.to,
+        **({"to": request.to} if request.to else {}),  # only deck_move: older payloads unchanged
     }

@@ -219,7 +219,7 @@ APPLY = {
     "card_moved": lambda s, d: _move(s, d["card"], d["from"], d["to"], bool(d.get("bottom"))),
     "zone_set": _zone_set,
     "zone_shuffled": _shuffled,
-    "cards_dealt": _dealt,
+    "deck_dealt": _dealt,
     "deck_changed": _deck_changed,
     "counter_changed": _counter,
     "var_set": _var,

@@ -45,7 +45,7 @@ def test_given_random_playouts_then_no_event_is_for_nobody() -> None:
         assert RULES.outcome(p.state) is not None
         kinds = Counter(e.type for e in p.events)
         assert all(e.visibility != NOBODY for e in p.events), i
-        assert kinds["cards_dealt"] > 10 and "zone_shuffled" not in kinds, i
+        assert kinds["deck_dealt"] > 10 and "zone_shuffled" not in kinds, i
 
 
 async def test_given_a_fallen_game_run_by_the_runner_then_the_deck_stream_deals_and_verifies(
@@ -67,7 +67,7 @@ async def test_given_a_fallen_game_run_by_the_runner_then_the_deck_stream_deals_
     deck = await store.read(deck_stream("fd1"))
     assert all(e.visibility != NOBODY for e in game)
     # and every card the game was dealt was dealt by the deck stream, in the same order
-    told = [c for e in game if e.type == "cards_dealt" for c in e.data["cards"]]
+    told = [c for e in game if e.type == "deck_dealt" for c in e.data["cards"]]
     taken = [e for e in deck if e.type in (CARDS_DRAWN, CARD_DISCARDED)]
     dealt = [c for e in taken for c in e.data.get("cards", [e.data.get("card")])]
     assert told == dealt and len(told) > 20
@@ -76,8 +76,8 @@ async def test_given_a_fallen_game_run_by_the_runner_then_the_deck_stream_deals_
     records = await store_records(store, "fd1")
     report = verify_game("fd1", records, lambda game: RULES)
     assert report.verified, report.mismatch
-    # but a log whose cards_dealt names another card (chain recomputed) does not
-    at = next(i for i, r in enumerate(records) if r["type"] == "cards_dealt")
+    # but a log whose deck_dealt names another card (chain recomputed) does not
+    at = next(i for i, r in enumerate(records) if r["type"] == "deck_dealt")
     forged = [dict(r) for r in records]
     data = forged[at]["data"]
     forged[at] = dict(forged[at], data=dict(data, cards=["cr_forged"] * len(data["cards"])))
