@@ -13,7 +13,7 @@ from typing import Any
 
 from services.kernel.errors import RuleViolation
 from services.rules.kernel.api import CHANCE, PUBLIC, ChanceRequest, Event
-from services.rules.kernel.state import Args, State, evolve, same
+from services.rules.kernel.state import FLOW, Args, State, evolve, same, with_
 from services.rules.kernel.zones import ZoneRules
 
 TaskFn = Callable[["Ctx", Args], None]
@@ -25,8 +25,18 @@ Evolve = Callable[[Any, Event], Any]
 class Registry:
     """One engine's named tasks, answer handlers and option functions (never shared)."""
 
-    def __init__(self, game: str, zones: ZoneRules, evolve_fn: Evolve = evolve) -> None:
+    def __init__(
+        self,
+        game: str,
+        zones: ZoneRules,
+        evolve_fn: Evolve = evolve,
+        compact: Callable[[Any], bool] | None = None,
+    ) -> None:
         self.game = game
+        # compact(state): for games it holds, the setv of one decide share one `vars_set`
+        # event and the task queue and pending decision ride in the decide's last public
+        # fact (`_flow`) instead of a `flow` event (older games keep their vocabulary)
+        self.compact = compact
         self.zones = zones
         self.evolve = evolve_fn
         self.tasks: dict[str, TaskFn] = {}
@@ -120,6 +130,8 @@ class Ctx:
         self.tasks: list[tuple[str, Args]] = list(state.tasks)
         self.pending: Args | None = None
         self._evolve = registry.evolve
+        self._vars_at = -1  # index of this decide's open vars_set event (compact engines)
+        self.compact = registry.compact is not None and registry.compact(state)
 
     # --- events ---------------------------------------------------------
     def emit(
@@ -130,6 +142,8 @@ class Ctx:
         event.__dict__.update(type=type_, data=dict(data), visibility=vis, schema_version=1)
         self.state = self._evolve(self.state, event)
         self.events.append(event)
+        if type_ in ("vars_cleared", "var_set"):
+            self._vars_at = -1
 
     def move(self, card: str, src: str, dst: str, bottom: bool = False) -> None:
         """Move a card between zones, with a public count-only note when it is hidden."""
@@ -149,8 +163,28 @@ class Ctx:
 
     def setv(self, key: str, value: Any) -> None:
         """Set a public var (None removes it)."""
-        if not same(self.state.vars.get(key), value):
+        if same(self.state.vars.get(key), value):
+            return
+        if not self.compact:
             self.emit("var_set", {"key": key, "value": value})
+            return
+        if self._vars_at < 0:
+            self.emit("vars_set", {"values": {key: value}})
+            self._vars_at = len(self.events) - 1
+            return
+        # the open vars_set of this decide takes the value: only var events fold vars, and
+        # none came since (vars_cleared closes it), so the batch folds to the same state
+        held = self.events[self._vars_at]
+        values = dict(held.data["values"])
+        values.pop(key, None)
+        values[key] = value
+        held.__dict__["data"] = {"values": values}
+        single = object.__new__(Event)
+        single.__dict__.update(
+            type="vars_set", data={"values": {key: value}}, visibility=PUBLIC, schema_version=1
+        )
+        self.state = self._evolve(self.state, single)
+        self.state.__dict__["events"] -= 1  # folded into an event already counted
 
     def exhaust(self, card: str, exhausted: bool = True) -> None:
         """Exhaust (or refresh) a card."""
@@ -219,8 +253,18 @@ class Ctx:
 
     def finish(self) -> list[Event]:
         """Record the flow (task queue and pending decision) and return all events."""
-        if self.state.phase != "over":
-            self.emit("flow", {"tasks": list(self.tasks), "pending": self.pending})
+        if self.state.phase == "over":
+            return self.events
+        flow = {"tasks": list(self.tasks), "pending": self.pending}
+        if self.compact:
+            for event in reversed(self.events):
+                if event.visibility == PUBLIC and FLOW not in event.data:
+                    event.__dict__["data"] = {**event.data, FLOW: flow}
+                    self.state = with_(
+                        self.state, tasks=tuple(flow["tasks"]), pending=flow["pending"]
+                    )
+                    return self.events
+        self.emit("flow", flow)
         return self.events
 
 

@@ -164,6 +164,17 @@ def _var(state: State, d: Mapping[str, Any]) -> State:
     return with_(state, vars=put(state.vars, d["key"], d.get("value")))
 
 
+def _vars(state: State, d: Mapping[str, Any]) -> State:
+    """Several vars set at once (a compact engine's batch of setv), in order."""
+    new = dict(state.vars)
+    for key, value in d["values"].items():
+        if value is None:
+            new.pop(key, None)
+        else:
+            new[key] = value
+    return with_(state, vars=MappingProxyType(new))
+
+
 def _vars_cleared(state: State, d: Mapping[str, Any]) -> State:
     prefix = d["prefix"]
     kept = {k: v for k, v in state.vars.items() if not k.startswith(prefix)}
@@ -223,6 +234,7 @@ APPLY = {
     "deck_changed": _deck_changed,
     "counter_changed": _counter,
     "var_set": _var,
+    "vars_set": _vars,
     "vars_cleared": _vars_cleared,
     "card_exhausted": _exhaust,
     "flow": _flow,
@@ -232,10 +244,17 @@ APPLY = {
 }
 
 
+FLOW = "_flow"  # the continuation a compact engine carries in a batch's last public fact
+
+
 def evolve(state: State, event: Event) -> State:
     """Return the state after one event (unknown informational events change nothing)."""
+    data = event.data
     fn = APPLY.get(event.type)
-    new = fn(state, event.data) if fn is not None else with_(state)
+    new = fn(state, data) if fn is not None else with_(state)
+    flow = data.get(FLOW)
+    if flow is not None:
+        new.__dict__.update(tasks=parse_tasks(flow["tasks"]), pending=flow.get("pending") or None)
     new.__dict__["events"] = state.events + 1
     return new
 
