@@ -211,7 +211,10 @@ def same(a: Any, b: Any) -> bool:
 
 
 def _flow(state: State, d: Mapping[str, Any]) -> State:
-    return with_(state, tasks=parse_tasks(d["tasks"]), pending=d.get("pending") or None)
+    new = with_(state, tasks=parse_tasks(d["tasks"]), pending=d.get("pending") or None)
+    if d.get("vars"):
+        new = _vars(new, {"values": d["vars"]})
+    return new
 
 
 def _game_over(state: State, d: Mapping[str, Any]) -> State:
@@ -254,7 +257,10 @@ def evolve(state: State, event: Event) -> State:
     new = fn(state, data) if fn is not None else with_(state)
     flow = data.get(FLOW)
     if flow is not None:
-        new.__dict__.update(tasks=parse_tasks(flow["tasks"]), pending=flow.get("pending") or None)
+        if "tasks" in flow:
+            new.__dict__.update(tasks=parse_tasks(flow["tasks"]), pending=flow.get("pending"))
+        if flow.get("vars"):
+            new.__dict__["vars"] = _vars(new, {"values": flow["vars"]}).vars
     new.__dict__["events"] = state.events + 1
     return new
 
