@@ -72,6 +72,7 @@ def _claim_dealt(ctx: Ctx, reward: str | None) -> None:
         ctx.push(decks.draw("reward.face_down", look, n, then))
         return
     ctx.note("random_claim", reward=reward)
+    follow: tuple[str, Args]
     if reward == "treasure":
         dest, follow = "hero.new_treasure", ("equip_decision", {})
     else:

@@ -46,6 +46,12 @@ def test_given_random_playouts_then_no_event_is_for_nobody() -> None:
         kinds = Counter(e.type for e in p.events)
         assert all(e.visibility != NOBODY for e in p.events), i
         assert kinds["deck_dealt"] > 10 and "zone_shuffled" not in kinds, i
+        # and the engine's bookkeeping is no event of its own: the vars, the task queue and
+        # the pending decision ride in each command's last public fact (kernel README)
+        played = Counter(e.type for e in p.events[p.batches[0] :])  # after the creation
+        assert not {"var_set", "vars_set", "vars_cleared"} & set(played), i
+        assert kinds["flow"] < p.commands / 2, i
+        assert sum("_flow" in e.data for e in p.events) > p.commands / 2, i
 
 
 async def test_given_a_fallen_game_run_by_the_runner_then_the_deck_stream_deals_and_verifies(
