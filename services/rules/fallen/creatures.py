@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from services.rules.fallen import decks
 from services.rules.fallen import derived as dv
 from services.rules.fallen.cards import card
 from services.rules.fallen.effects import run_effects
@@ -75,6 +76,10 @@ def exhaust_creature(ctx: Ctx, slot: int) -> None:
 
 def _draw_creature(ctx: Ctx, level: int, slot: int, exhausted: bool) -> None:
     deck = f"creature.{level}.deck"
+    if decks.dealt(ctx.state):  # the deck service deals it: the rest of the task waits
+        then = ("creature_drawn", {"slot": slot, "exhausted": exhausted})
+        ctx.push(decks.draw(deck, f"slot.{slot}", 1, then))
+        return
     top = ctx.state.zone(deck)
     if not top:
         return
@@ -83,15 +88,36 @@ def _draw_creature(ctx: Ctx, level: int, slot: int, exhausted: bool) -> None:
     ctx.note("creature_enters", slot=slot, creature=top[0], exhausted=exhausted)
 
 
+@task("creature_drawn")
+def _creature_drawn(ctx: Ctx, a: Args) -> None:
+    for cid in a["cards"]:
+        ctx.exhaust(cid, bool(a["exhausted"]))
+        ctx.note("creature_enters", slot=a["slot"], creature=cid, exhausted=a["exhausted"])
+
+
 @task("replace_dead")
 def _replace_dead(ctx: Ctx, a: Args) -> None:
     """Put killed Creatures under their level's deck and draw replacements (exhausted)."""
+    if decks.dealt(ctx.state):  # one replacement at a time: each draw waits for the deck service
+        dead = [(slot, cid) for slot in dv.SLOTS for cid in ctx.state.zone(f"dead.{slot}")]
+        if dead:  # the replacement is dealt first, so the killed one is not drawn back
+            slot, cid = dead[0]
+            ctx.push(("bury", {"slot": slot, "card": cid}), ("replace_dead", {}))
+            _draw_creature(ctx, int(card(cid)["level"]), slot, True)
+        return
     for slot in dv.SLOTS:
         for cid in ctx.state.zone(f"dead.{slot}"):
             level = int(card(cid)["level"])
             ctx.exhaust(cid, False)
             ctx.move(cid, f"dead.{slot}", f"creature.{level}.deck", bottom=True)
             _draw_creature(ctx, level, slot, True)
+
+
+@task("bury")
+def _bury(ctx: Ctx, a: Args) -> None:
+    cid, slot = a["card"], a["slot"]
+    ctx.exhaust(cid, False)
+    ctx.move(cid, f"dead.{slot}", f"creature.{card(cid)['level']}.deck", bottom=True)
 
 
 def upgrade_options(ctx: Ctx) -> list[tuple[str, Args]]:
@@ -101,7 +127,8 @@ def upgrade_options(ctx: Ctx) -> list[tuple[str, Args]]:
     for slot in dv.live_slots(s):
         cid = dv.creature_in(s, slot)
         level = int(card(cid)["level"]) if cid else 3
-        if level < 3 and s.count(f"xp.{DL}") >= level + 1 and s.zone(f"creature.{level + 1}.deck"):
+        up = f"creature.{level + 1}.deck"
+        if level < 3 and s.count(f"xp.{DL}") >= level + 1 and decks.size(s, up):
             out.append(("upgrade", {"slot": slot}))
     return out
 
@@ -135,8 +162,8 @@ def _upgraded(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
     ctx.exhaust(cid, False)
     ctx.note("creature_upgraded", slot=slot, creature=cid)
     ctx.move(cid, f"slot.{slot}", f"creature.{level}.deck", bottom=True)
+    ctx.push(("upgrades", {}))  # after the replacement (a dealt draw is pushed before it)
     _draw_creature(ctx, level + 1, slot, was_exhausted)
-    ctx.push(("upgrades", {}))
 
 
 # --- targets chosen by effects --------------------------------------------------------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import cache
 from typing import Any
 
 from services.rules.fallen.cards import card, catalog
@@ -251,5 +252,10 @@ def swords(state: State, seat: str) -> int:
 
 
 def skills_of(hero: str) -> list[str]:
-    """Return a hero's skill card ids."""
-    return catalog().ids("skill", hero=hero)
+    """Return a hero's skill card ids (a fresh list; the scan of the catalog is cached)."""
+    return list(_skills_of(hero))
+
+
+@cache
+def _skills_of(hero: str) -> tuple[str, ...]:
+    return tuple(catalog().ids("skill", hero=hero))

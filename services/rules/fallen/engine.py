@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from services.kernel.errors import RuleViolation
@@ -11,6 +11,7 @@ from services.kernel.errors import RuleViolation
 from services.rules.fallen import (  # noqa: F401
     challenge,
     creatures,
+    decks,
     effects,
     equipment,
     explain,
@@ -26,7 +27,7 @@ from services.rules.fallen import (  # noqa: F401
 )
 from services.rules.fallen import setup as setup_mod
 from services.rules.fallen.cards import catalog
-from services.rules.fallen.flow import REGISTRY
+from services.rules.fallen.flow import REGISTRY, Ctx
 from services.rules.fallen.state import SEATS, State, dumps
 from services.rules.fallen.view import build_view
 from services.rules.kernel.api import Command, Event, Setup
@@ -93,7 +94,16 @@ class FallenRules(KernelRules):
         return explain.not_your_turn(dict(pending))
 
     def initial_events(self, game_id: str, setup: Setup) -> list[Event]:
-        """Return the events creating a game: zones filled, the first decision pending."""
+        """Return the events creating a game: zones filled, the deck service forming the
+        face-down decks, then the first decision."""
+        return self._created(game_id, setup, setup_mod.place_initial)
+
+    def older_setups(self, game_id: str, setup: Setup) -> list[list[Event]]:
+        """Return the events that created games before the deck service dealt Fallen's
+        decks (the engine held their order): the audit replays such games with them."""
+        return [self._created(game_id, setup, setup_mod.place_initial_v1)]
+
+    def _created(self, game_id: str, setup: Setup, place: Callable[[Ctx], None]) -> list[Event]:
         if set(setup.seats) != set(SEATS):
             raise RuleViolation(f"fallen needs exactly the seats {', '.join(SEATS)}")
         catalog()
@@ -102,8 +112,7 @@ class FallenRules(KernelRules):
             "game_created",
             {"game_id": game_id, "seats": dict(setup.seats), "options": dict(setup.options)},
         )
-        setup_mod.place_initial(ctx)
-        ctx.push(("setup", {}))
+        place(ctx)
         ctx.run()
         return ctx.finish()
 

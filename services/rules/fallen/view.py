@@ -15,7 +15,13 @@ def _zones(state: State, seat: str | None) -> dict[str, Any]:
         seen = zone_seen_by(zone)
         visible = seen == SEATS if seat is None else seat in seen
         out[zone] = list(cards) if visible else {"count": len(cards)}
-    return out
+    for key, n in state.counters.items():  # face-down decks held by the deck service
+        if key.startswith("deck."):
+            zone = key[len("deck.") :]
+            held = out.get(zone)
+            extra = len(held) if isinstance(held, list) else int((held or {}).get("count", 0))
+            out[zone] = {"count": n + extra}
+    return dict(sorted(out.items()))
 
 
 def build_view(state: State, seat: str | None) -> dict[str, Any]:

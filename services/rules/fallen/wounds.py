@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from services.rules.fallen import decks
 from services.rules.fallen import derived as dv
 from services.rules.fallen.cards import card
 from services.rules.fallen.effects import run_effects
@@ -97,11 +98,22 @@ def _breach_check(ctx: Ctx, a: Args) -> None:
 
 @task("draw_critical")
 def _draw_critical(ctx: Ctx, a: Args) -> None:
-    deck = ctx.state.zone("critical.deck")
-    if not deck:
+    if not decks.size(ctx.state, "critical.deck"):
         ctx.note("no_critical_left")
         return
-    cid = deck[0]
+    if decks.dealt(ctx.state):  # dealt face up by the deck service (services/rules/fallen/decks.py)
+        ctx.push(decks.draw("critical.deck", "crit.hero", 1, ("critical_drawn", {})))
+        return
+    cid = ctx.state.zone("critical.deck")[0]
     c = card(cid)
     ctx.move(cid, "critical.deck", "crit.dl" if c.get("omen") else "crit.hero")
     run_effects(ctx, DL, list(c.get("effects", ())), cid)
+
+
+@task("critical_drawn")
+def _critical_drawn(ctx: Ctx, a: Args) -> None:
+    for cid in a["cards"]:
+        c = card(cid)
+        if c.get("omen"):
+            ctx.move(cid, "crit.hero", "crit.dl")
+        run_effects(ctx, DL, list(c.get("effects", ())), cid)

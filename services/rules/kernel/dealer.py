@@ -78,6 +78,11 @@ class Dealer:
                 [*deck, *req.cards] if req.position == "bottom" else [*req.cards, *deck]
             )
             return {"deck": req.deck, "count": len(self.decks[req.deck])}
+        if req.kind == "deck_move":
+            moved, self.decks[req.deck] = deck[: req.count], deck[req.count :]
+            dst = self.decks.setdefault(req.to, [])
+            self.decks[req.to] = [*dst, *moved] if req.position == "bottom" else [*moved, *dst]
+            return {"deck": req.deck, "count": len(self.decks[req.deck])}
         if req.kind == "deck_draw":
             if req.count > len(deck):
                 raise ValueError(f"deck {req.deck!r} holds {len(deck)} cards, not {req.count}")

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from fallen_harness import Game
+from fallen_harness import Game, dealt_start
 
 from services.kernel.errors import RuleViolation
-from services.rules.common.api import Command, Setup
+from services.rules.common.api import Command
 from services.rules.fallen import RULES
 from services.rules.fallen.explain import why_not
 from services.rules.fallen.state import DL, HERO, State
@@ -37,10 +37,7 @@ def window(name: str, who: str = HERO, hand: tuple[str, ...] = (), fortune: int 
 
 def fresh() -> State:
     """Return a new game's state, waiting for the Hero to choose a character."""
-    state = RULES.initial_state()
-    for e in RULES.initial_events("t", Setup({HERO: "h", DL: "d"})):
-        state = RULES.evolve(state, e)
-    return state
+    return dealt_start()
 
 
 # --- cards from hand --------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fallen_harness import Game, finish_challenge
+from fallen_harness import Game, dealt_start, finish_challenge
 
 from services.rules.fallen.cards import card
 from services.rules.fallen.state import DL, HERO
@@ -23,13 +23,8 @@ def test_setup_choices_and_starting_layout() -> None:
 
 def test_starting_skill_must_be_a_level_one_skill_of_the_chosen_hero() -> None:
     g = Game.__new__(Game)
-    from services.rules.common.api import Setup
-    from services.rules.fallen import RULES
-
-    g.events = list(RULES.initial_events("t", Setup({HERO: "h", DL: "d"})))
-    g.state = RULES.initial_state()
-    for e in g.events:
-        g.state = RULES.evolve(g.state, e)
+    g.events = []
+    g.state = dealt_start()
     assert {a["character"] for _, a in g.legal()} == {"seroth", "merace", "ranek"}
     g.do(HERO, "choose_hero", character="seroth")
     g.do(DL, "choose_dungeon_lord", character="krogarn")
