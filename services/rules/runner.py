@@ -198,6 +198,8 @@ class GameRunner:
         for seat, player in seats.items():
             if not player:
                 raise InvalidArgument("seats", f"seat {quote(seat)} needs a player id")
+        pin = getattr(rules, "new_game_options", None)
+        options = pin(options) if pin is not None else dict(options)
         setup = Setup(seats=dict(seats), options=dict(options))
         events = rules.initial_events(game_id, setup)
         commitment = await self.dice.commit_seed(game_id, client_seed)

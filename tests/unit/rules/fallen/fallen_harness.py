@@ -7,6 +7,7 @@ from typing import Any
 
 from services.rules.common.api import CHANCE, Command, Event, Setup
 from services.rules.fallen import RULES
+from services.rules.fallen.cards import LATEST
 from services.rules.fallen.state import DL, HERO, State
 
 END = ("window_open", {"name": "test_end", "who": HERO})
@@ -22,8 +23,10 @@ class Game:
         skill: str | None = None,
         quest: int = 0,
         stories: list[str] | None = None,
+        card_data: int = LATEST,
     ) -> None:
-        self.events: list[Event] = list(RULES.initial_events("t", Setup({HERO: "h", DL: "d"})))
+        setup = Setup({HERO: "h", DL: "d"}, {"card_data": card_data})
+        self.events: list[Event] = list(RULES.initial_events("t", setup))
         self.state: State = RULES.initial_state()
         for e in self.events:
             self.state = RULES.evolve(self.state, e)
