@@ -56,11 +56,16 @@ async def test_heuristic_bots_finish_a_land_game_and_replay_matches(api: Api) ->
     policies = {s: heuristic for s in SEATS}
     # when three heuristic bots play a short game through the API (decks in the deck service)
     r = await play_game(api.rules, api.views, "land", SEATS, policies, "g1", QUICK, "landbots")
-    # then it ends with a winner and a victory kind, and folding the stored log gives its hash
-    assert r.winner in SEATS and r.kind in ("prestige", "town_health", "tiebreak", "turn_limit")
+    # then it ends with a victory kind, and folding the stored log gives its hash
+    assert r.kind in ("prestige", "town_health", "tiebreak", "turn_limit")
     envs = await api.backend.store.read("game-landbots", 1)
     state = fold(RULES, envs[1:])
     assert RULES.state_hash(state) == r.final_state_hash
+    # and a winner: one seat, or several sharing a tie-break ("then shared win", about 1 short
+    # game in 60 with these bots), joined with commas
+    winners = RULES.outcome(state)["winners"]
+    assert winners and set(winners) <= set(SEATS)
+    assert r.winner == ",".join(winners)
 
 
 async def _version(api: Api, gid: str) -> int:

@@ -78,6 +78,9 @@ def _finance(turn: Turn, legal: list[Choice]) -> int:
             i = _find(legal, kind, tech=tech)
             if i is not None:
                 return i
+    i = _find(legal, "perk_draw")
+    if i is not None and len(turn.view["zones"].get(f"hand.{turn.seat}") or []) < 3:
+        return i
     i = _find(legal, "hire")
     if i is not None and stable_index(turn, "hire") % 2 == 0:
         return i

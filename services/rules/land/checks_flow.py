@@ -47,11 +47,10 @@ def _window_dynamic(state: State, data: Args) -> list[tuple[str, Args]]:
 def _window_options(ctx: Ctx, seat: str) -> list[tuple[str, Args]]:
     chk = ctx.state.var("check")
     mine = seat == chk["seat"]
-    timings = ("skill_check", "pvp") if chk.get("pvp") else ("skill_check",)
     opts: list[tuple[str, Args]] = [("pass", {})]
     for c in sorted(ctx.state.zone(f"hand.{seat}")):
         data = card(c)
-        if data["timing"] not in timings:
+        if data["timing"] != "skill_check":  # `pvp` cards go in the PVP window (pvp_flow.py)
             continue
         ((op, arg),) = data["effects"][0].items()
         helps = op == "reroll" or (op == "successes" and int(arg["n"]) > 0)

@@ -154,6 +154,16 @@ def convert_defense(town: Town, bank: Bank) -> tuple[Town, Bank]:
     return adjust(town, town_health=int(economy()["defense_convert_town_health"])), bank
 
 
+def place_defense(town: Town, resource: str) -> Town:
+    """Return the town after moving one of its TD chips onto a resource it owns."""
+    if resource not in town.resources:
+        raise RuleViolation(f"does not own {resource[:32]}")
+    if town.defense < 1:
+        raise RuleViolation("no Town Defense chip in town to place")
+    rd = {**town.resource_defense, resource: town.resource_defense.get(resource, 0) + 1}
+    return replace(town, defense=town.defense - 1, resource_defense=_frozen(rd))
+
+
 def town_attack(town: Town, damage: int) -> tuple[Town, int]:
     """Return the town after an attack on it and the Town Health lost (1 less per TD chip)."""
     lost = max(0, damage - town.defense)

@@ -3,24 +3,26 @@
 from __future__ import annotations
 
 from types import SimpleNamespace
+from typing import Any
 
 from services.kernel.errors import RuleViolation
 from services.rules.kernel.state import State
 from services.rules.land.damage import can_carry
-from services.rules.land.data import card, economy
+from services.rules.land.data import card, economy, factions
 from services.rules.land.economy import (
     adjust,
     buy_defense,
     buy_tech,
     convert_defense,
     defense_price,
+    place_defense,
     sell_defense,
     sell_tech,
     upgrade_from_bank,
     upgrade_tech,
 )
 from services.rules.land.flow import Args, Ctx, answer, options, sync_bank, sync_town, task
-from services.rules.land.party import CROWNS
+from services.rules.land.party import CROWNS, can_load
 from services.rules.land.play import play_card, playable
 from services.rules.land.state import bank, game_options, players, town
 
@@ -37,6 +39,39 @@ TIMED = {"sell": ("town_business", "any"), "purchase": ("town_business", "any")}
 def _mod1(state: State) -> bool:
     """Return whether tier 2 counts as two chips of the Bank (A Harsh Reality, Modifier 1)."""
     return bool(game_options(state).get("harsh_modifier_1"))
+
+
+def perk_draw(state: State, seat: str) -> dict[str, Any] | None:
+    """Return the seat's "pay n Salvage, draw 1 Action card" perk (Coalition), if it has one."""
+    faction = state.var(f"faction.{seat}")
+    perks = factions()[faction]["perks"] if faction in factions() else []
+    return next((dict(p) for p in perks if p["kind"] == "draw_action_for_salvage"), None)
+
+
+def _perk_draw_options(state: State, seat: str) -> list[tuple[str, Args]]:
+    """Return the once-per-turn perk draw when the seat may use it now."""
+    perk = perk_draw(state, seat)
+    if perk is None or state.var(f"perk_draw.{seat}") == state.count("turn"):
+        return []
+    if state.count(f"salvage.{seat}") < int(perk["n"]):
+        return []
+    if not (state.count("deck.action") or state.zone("discard.action")):
+        return []
+    return [("perk_draw", {})]
+
+
+def _load_options(state: State, seat: str) -> list[tuple[str, Args]]:
+    """Return the Purchase sub-phase's moves between the Auction House and the vehicle's load."""
+    vehicle = state.zone(f"vehicle.{seat}")
+    if not vehicle:
+        return []
+    load = state.zone(f"load.{seat}")
+    opts: list[tuple[str, Args]] = [
+        ("load", {"card": c})
+        for c in sorted(state.zone(f"auction.{seat}"))
+        if can_load(vehicle[0], load, c)
+    ]
+    return opts + [("unload", {"card": c}) for c in sorted(load)]
 
 
 def _finance_options(ctx: Ctx, seat: str, sub: str) -> list[tuple[str, Args]]:
@@ -56,11 +91,13 @@ def _finance_options(ctx: Ctx, seat: str, sub: str) -> list[tuple[str, Args]]:
             up_ok = stock_ok or not _mod1(ctx.state)
             if t.techs.get(x) == 1 and up_ok and t.salvage >= int(eco["tech_upgrade_price"]):
                 opts.append(("upgrade_tech", {"tech": x}))
-        if t.defense < int(eco["defense_max"]) and (b.defense is None or b.defense > 0):
-            if t.salvage >= defense_price(t.defense):
+        held = t.defense + sum(t.resource_defense.values())
+        if held < int(eco["defense_max"]) and (b.defense is None or b.defense > 0):
+            if t.salvage >= defense_price(held):
                 opts.append(("buy_defense", {}))
         if t.defense:
             opts.append(("convert_defense", {}))
+            opts += [("place_defense", {"resource": r}) for r in t.resources]
         empty = [k for k in CROWNS if not ctx.state.zone(f"crown.{seat}.{k}")]
         if empty:
             opts += [("crown", {"card": c}) for c in sorted(ctx.state.zone(f"roster.{seat}"))]
@@ -72,6 +109,8 @@ def _finance_options(ctx: Ctx, seat: str, sub: str) -> list[tuple[str, Args]]:
                 ch = ctx.state.zone(f"crown.{seat}.{k}")
                 if ch and can_carry(ch[0], [*ctx.state.zone(f"gear.{seat}.{k}"), c]):
                     opts.append(("equip", {"card": c, "crown": k}))
+        opts += _load_options(ctx.state, seat)
+        opts += _perk_draw_options(ctx.state, seat)
     else:  # hire
         for c in sorted(ctx.state.zone(f"hand.{seat}")):
             npcm = card(c).get("npcm")
@@ -127,6 +166,9 @@ def _financed(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
         sync_town(ctx, seat, nt, kind)
         sync_bank(ctx, nb)
         ctx.note(FACTS[kind], seat=seat, **args)
+    elif kind == "place_defense":
+        sync_town(ctx, seat, place_defense(t, args["resource"]), "defense placed")
+        ctx.note("defense_placed", seat=seat, resource=args["resource"])
     elif kind == "upgrade_tech" and _mod1(ctx.state):
         nt, nb = upgrade_from_bank(t, b, args["tech"])
         sync_town(ctx, seat, nt, "upgraded")
@@ -144,6 +186,20 @@ def _financed(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
         if hire:
             sync_town(ctx, seat, adjust(t, salvage=-hire), "ally hired")
         ctx.move(args["card"], f"auction.{seat}", f"gear.{seat}.{args['crown']}")
+    elif kind == "perk_draw":
+        perk = perk_draw(ctx.state, seat)
+        assert perk is not None
+        paid = int(perk["n"])
+        sync_town(ctx, seat, adjust(t, salvage=-paid), str(perk["name"]))
+        ctx.setv(f"perk_draw.{seat}", ctx.state.count("turn"))
+        ctx.note("perk_used", seat=seat, perk=perk["name"], paid=paid)
+        ctx.push(("draw", {"deck": "action", "n": 1, "zone": f"hand.{seat}", "seat": seat}))
+    elif kind == "load":
+        ctx.move(args["card"], f"auction.{seat}", f"load.{seat}")
+        ctx.note("spoils_loaded", seat=seat, card=args["card"])
+    elif kind == "unload":
+        ctx.move(args["card"], f"load.{seat}", f"auction.{seat}")
+        ctx.note("spoils_unloaded", seat=seat, card=args["card"])
     elif kind == "hire":
         npcm = card(args["card"])["npcm"]
         sync_town(ctx, seat, adjust(t, salvage=-int(npcm["hire"])), "NPCM hired")

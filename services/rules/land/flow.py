@@ -42,6 +42,13 @@ def sync_town(ctx: Ctx, seat: str, new: Town, reason: str) -> None:
     ctx.add(f"defense.{seat}", new.defense - old.defense, reason)
     for t in set(old.techs) | set(new.techs):
         ctx.add(f"tech.{seat}.{t}", new.techs.get(t, 0) - old.techs.get(t, 0), reason)
+    for r in set(old.resource_defense) | set(new.resource_defense):
+        ctx.add(
+            f"rdef.{r}", new.resource_defense.get(r, 0) - old.resource_defense.get(r, 0), reason
+        )
+    lost_chips = sum(n for r, n in old.resource_defense.items() if r not in new.resources)
+    if lost_chips and ctx.state.var("epic"):  # chips on a lost resource return to the Bank
+        ctx.add("bank.defense", lost_chips, reason)
     if set(old.resources) != set(new.resources):
         owners = dict(ctx.state.var("resources", {}))
         for r in old.resources:

@@ -164,8 +164,9 @@ def _party_nuked(ctx: Ctx, a: Args) -> None:
     seat = a["seat"]
     for k in CROWNS:
         _kill(ctx, seat, k, "nuked")
-    for v in ctx.state.zone(f"vehicle.{seat}"):
-        ctx.move(v, f"vehicle.{seat}", f"auction.{seat}")
+    for zone in (f"vehicle.{seat}", f"load.{seat}"):  # the vehicle and its load
+        for v in ctx.state.zone(zone):
+            ctx.move(v, zone, f"auction.{seat}")
     _regroup(ctx, seat)
 
 

@@ -10,7 +10,7 @@ from typing import Any
 from services.kernel.errors import RuleViolation
 from services.rules.land.checks import skill_value
 from services.rules.land.damage import Member, can_carry
-from services.rules.land.data import card
+from services.rules.land.data import card, economy
 
 CROWNS = (1, 2, 3, 4, 5)
 
@@ -37,6 +37,19 @@ class Party:
 
 def _is(spoils: str, kind: str) -> bool:
     return kind in card(spoils)["types"]
+
+
+def vehicle_capacity(vehicle: str | None) -> int:
+    """Return how much carry weight a vehicle holds (its card's `capacity`; 0 without one)."""
+    return int(card(vehicle).get("capacity", 0)) if vehicle else 0
+
+
+def can_load(vehicle: str | None, load: Sequence[str], spoils: str) -> bool:
+    """Return whether one more Spoils card fits in the vehicle's load (weight within capacity)."""
+    if vehicle is None or any(_is(spoils, k) for k in economy()["not_stowed"]):
+        return False
+    weight = sum(int(card(g)["weight"]) for g in (*load, spoils))
+    return weight <= vehicle_capacity(vehicle)
 
 
 def equip(
@@ -68,9 +81,9 @@ def equip(
     for ch, gs in gear.items():
         if not can_carry(ch, list(gs)):
             raise RuleViolation("a Character carries more than its capacity")
-    load = sum(int(card(g)["weight"]) for g in vehicle_gear)
-    if vehicle_gear and (vehicle is None or load > int(card(vehicle).get("capacity", 0))):
-        raise RuleViolation("the vehicle carries more than its capacity")
+    for i, g in enumerate(vehicle_gear):
+        if not can_load(vehicle, vehicle_gear[:i], g):
+            raise RuleViolation("the vehicle carries more than its capacity")
     members = {k: Member(ch, tuple(gear.get(ch, ()))) for k, ch in crowns.items()}
     roster = tuple(c for c in characters if c not in chosen)
     auction = tuple(s for s in spoils if s not in used and not _is(s, "event"))

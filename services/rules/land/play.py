@@ -158,6 +158,7 @@ def _bury(ctx: Ctx, a: Args) -> None:
 def _lose_random(ctx: Ctx, a: Args) -> None:
     seat = a["seat"]
     gear = sorted(g for k in CROWNS for g in ctx.state.zone(f"gear.{seat}.{k}"))
+    gear += sorted(ctx.state.zone(f"load.{seat}"))  # the vehicle's load can be looted too
     if not gear:
         return
     ctx.shuffle(len(gear), f"random spoils of {seat}", "lost_spoils", gear=gear, **a)
@@ -166,7 +167,8 @@ def _lose_random(ctx: Ctx, a: Args) -> None:
 @task("lost_spoils")
 def _lost_spoils(ctx: Ctx, a: Args) -> None:
     seat, c = a["seat"], a["gear"][a["order"][0]]
-    src = next(f"gear.{seat}.{k}" for k in CROWNS if c in ctx.state.zone(f"gear.{seat}.{k}"))
+    zones = [f"gear.{seat}.{k}" for k in CROWNS] + [f"load.{seat}"]
+    src = next(z for z in zones if c in ctx.state.zone(z))
     dst = f"auction.{a['to']}" if a.get("to") else "discard.spoils"
     ctx.move(c, src, dst)
     ctx.note("spoils_lost", seat=seat, card=c, to=a.get("to", ""))

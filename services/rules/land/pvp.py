@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from services.rules.land.damage import Member, take_damage
-from services.rules.land.data import economy
+from services.rules.land.data import card, economy
 from services.rules.land.economy import Town, claim_resource, lose_resource
 from services.rules.land.hexmap import GameMap, Hex, step_toward
 
@@ -29,6 +29,15 @@ def pvp_result(attacker: str, defender: str, att_successes: int, def_successes: 
     won = att_successes > def_successes
     winner, loser = (attacker, defender) if won else (defender, attacker)
     return PvpResult(winner, loser, abs(att_successes - def_successes), 1, 1)
+
+
+def pvp_bonus(action_card: str) -> int:
+    """Return the Combat successes a `pvp` Action card adds to its player's side (0 otherwise)."""
+    data = card(action_card)
+    if data["timing"] != "pvp":
+        return 0
+    adds = [e["successes"] for e in data["effects"] if "successes" in e]
+    return sum(int(x["n"]) for x in adds if x["skill"] in ("combat", "any"))
 
 
 def raider_assignment(roll: int) -> str:

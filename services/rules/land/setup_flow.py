@@ -14,7 +14,7 @@ from services.rules.land.economy import adjust
 from services.rules.land.effects import track_deltas
 from services.rules.land.flow import Args, Ctx, answer, options, receive, sync_town, task
 from services.rules.land.hexmap import game_map
-from services.rules.land.party import CROWNS
+from services.rules.land.party import CROWNS, can_load
 from services.rules.land.setup import first_player, is_solo, reroll_seats
 from services.rules.land.solo_decks import solo_deck
 from services.rules.land.state import DECK_NAMES, players, town
@@ -273,6 +273,9 @@ def _assign_options(state: State, data: Args) -> list[tuple[str, Args]]:
             ch = state.zone(f"crown.{seat}.{k}")
             if ch and can_carry(ch[0], [*state.zone(f"gear.{seat}.{k}"), c]):
                 opts.append(("assign", {"card": c, "to": f"crown{k}"}))
+        vehicle = state.zone(f"vehicle.{seat}")
+        if vehicle and can_load(vehicle[0], state.zone(f"load.{seat}"), c):
+            opts.append(("assign", {"card": c, "to": "load"}))
     return opts
 
 
@@ -285,6 +288,8 @@ def _assigned(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
         if to == "auction"
         else f"vehicle.{seat}"
         if to == "vehicle"
+        else f"load.{seat}"
+        if to == "load"
         else f"gear.{seat}.{to.removeprefix('crown')}"
     )
     ctx.move(args["card"], f"stash.{seat}", dst)

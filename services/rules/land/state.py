@@ -43,6 +43,7 @@ def town(state: State, seat: str) -> Town:
         techs=MappingProxyType({t: n for t, n in techs.items() if n}),
         defense=state.count(f"defense.{seat}"),
         resources=tuple(sorted(owned)),
+        resource_defense=MappingProxyType({r: n for r in owned if (n := state.count(f"rdef.{r}"))}),
     )
 
 
@@ -68,7 +69,8 @@ def party(state: State, seat: str) -> Party:
     """Return a seat's party (crowned Characters and the vehicle)."""
     crowns = {k: m for k in CROWNS if (m := member(state, seat, k)) is not None}
     vehicle = state.zone(f"vehicle.{seat}")
-    return Party(MappingProxyType(crowns), vehicle[0] if vehicle else None)
+    load = state.zone(f"load.{seat}")
+    return Party(MappingProxyType(crowns), vehicle[0] if vehicle else None, tuple(load))
 
 
 def pos(state: State, seat: str) -> tuple[int, int]:

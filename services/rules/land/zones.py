@@ -15,7 +15,7 @@ DECK_ZONES = (
     "deck.missions",
 )
 PRIVATE = ("hand", "roster", "stash")  # hand.p1, roster.p1, stash.p1: that seat only
-PUBLIC = ("crown", "gear", "vehicle", "auction", "discard", "play", "npcm", "encounter")
+PUBLIC = ("crown", "gear", "vehicle", "load", "auction", "discard", "play", "npcm", "encounter")
 
 ORDER_OF_PLAY: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("effects", ("resolve",)),

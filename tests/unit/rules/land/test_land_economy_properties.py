@@ -16,6 +16,7 @@ from services.rules.land.economy import (
     buy_tech,
     convert_defense,
     open_bank,
+    place_defense,
     sell_defense,
     sell_tech,
     upgrade_tech,
@@ -23,7 +24,16 @@ from services.rules.land.economy import (
 from services.rules.land.setup import setup_numbers
 
 TECHS = sorted(economy()["techs"])
-OPS = ("buy_tech", "upgrade_tech", "sell_tech", "buy_defense", "sell_defense", "convert_defense")
+OPS = (
+    "buy_tech",
+    "upgrade_tech",
+    "sell_tech",
+    "buy_defense",
+    "sell_defense",
+    "convert_defense",
+    "place_defense",
+)
+RESOURCE = "tulsa_oil"
 Step = tuple[int, str, str, int]
 
 
@@ -41,6 +51,8 @@ def _apply(towns: list[Town], bank: Bank, step: Step) -> tuple[list[Town], Bank]
             t, bank = buy_defense(t, bank)
         elif op == "sell_defense":
             t, bank = sell_defense(t, bank)
+        elif op == "place_defense":
+            t = place_defense(t, RESOURCE)
         else:
             t, bank = convert_defense(t, bank)
     except RuleViolation:
@@ -60,8 +72,12 @@ def test_epic_bank_chips_are_conserved_and_tracks_bounded(plan: list[Step]) -> N
     # given an Epic game: six towns and a Bank with players-1 of each tech and a TD supply
     n = setup_numbers(6)
     bank = open_bank(n.tech_stock, n.defense_supply)
-    towns = [Town(salvage=n.salvage, prestige=n.prestige, town_health=n.town_health)] * 6
-    # when the towns buy, upgrade, sell and convert in any order
+    towns = [
+        Town(
+            salvage=n.salvage, prestige=n.prestige, town_health=n.town_health, resources=(RESOURCE,)
+        )
+    ] * 6
+    # when the towns buy, upgrade, sell, convert and place chips on a resource in any order
     for step in plan:
         towns, bank = _apply(towns, bank, step)
         # then every Technology chip is in the Bank or one town, never more than the stock
@@ -69,10 +85,11 @@ def test_epic_bank_chips_are_conserved_and_tracks_bounded(plan: list[Step]) -> N
         for tech in TECHS:
             owned = sum(1 for t in towns if tech in t.techs)
             assert owned + bank.techs[tech] == n.tech_stock
-        # and Town Defense chips are in the Bank or a town, within the per-town cap
+        # and Town Defense chips are in the Bank, a town or on its resource, within the cap
         assert bank.defense is not None and n.defense_supply is not None
-        assert bank.defense + sum(t.defense for t in towns) == n.defense_supply
-        for t in towns:
-            assert t.salvage >= 0 and 0 <= t.defense <= 5
+        held = [t.defense + sum(t.resource_defense.values()) for t in towns]
+        assert bank.defense + sum(held) == n.defense_supply
+        for t, h in zip(towns, held, strict=True):
+            assert t.salvage >= 0 and 0 <= t.defense <= h <= 5
             assert 0 <= t.town_health <= 80 and 0 <= t.prestige <= 20
             assert all(tier in (1, 2) for tier in t.techs.values())

@@ -14,7 +14,7 @@ from services.rules.kernel.api import Setup
 from services.rules.kernel.state import State
 from services.rules.land import RULES
 from services.rules.land.data import catalog, economy, factions
-from services.rules.land.state import DECK_NAMES
+from services.rules.land.state import DECK_NAMES, town
 from services.rules.playout import play
 
 GAMES = 200
@@ -40,7 +40,8 @@ def _check_invariants(state: State) -> None:
         assert state.count(f"salvage.{s}") >= 0
         assert 0 <= state.count(f"prestige.{s}") <= 20
         assert 0 <= state.count(f"th.{s}") <= 80
-        assert 0 <= state.count(f"defense.{s}") <= 5
+        on_resources = sum(state.count(f"rdef.{r}") for r in town(state, s).resources)
+        assert 0 <= state.count(f"defense.{s}") + on_resources <= 5
         assert state.count(f"weeks.{s}") >= 0 and state.count(f"deficit.{s}") >= 0
     if state.var("epic"):
         # chips are conserved: Bank + towns = stock + the starting chips
@@ -49,6 +50,7 @@ def _check_invariants(state: State) -> None:
             starting = sum(1 for s in seats if t in factions()[state.var(f"faction.{s}")]["techs"])
             assert state.count(f"bank.tech.{t}") + held == len(seats) - 1 + starting
         defense = sum(state.count(f"defense.{s}") for s in seats)
+        defense += sum(v for k, v in state.counters.items() if k.startswith("rdef."))
         assert state.count("bank.defense") + defense == economy()["epic_defense_supply"]
 
 

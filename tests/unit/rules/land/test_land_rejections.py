@@ -29,7 +29,20 @@ def _midgame() -> State:
 values = st.one_of(st.none(), st.booleans(), st.integers(-3, 40), st.text(max_size=12))
 args = st.dictionaries(
     st.sampled_from(
-        ["card", "to", "deed", "x", "y", "tech", "target", "deck", "crown", "cards", "zz"]
+        [
+            "card",
+            "to",
+            "deed",
+            "x",
+            "y",
+            "tech",
+            "target",
+            "deck",
+            "crown",
+            "cards",
+            "resource",
+            "zz",
+        ]
     ),
     st.one_of(values, st.lists(st.text(max_size=6), max_size=3)),
     max_size=3,
