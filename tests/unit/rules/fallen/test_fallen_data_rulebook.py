@@ -111,3 +111,24 @@ def test_every_story_shape_the_rulebook_describes_occurs() -> None:
     assert {i.get("reward") for i in icons} == {None, "treasure", "omen"}
     assert any(i.get("wound") and i.get("reward") for i in icons)  # all three levels at once
     assert any(not i.get("wound") and not i.get("reward") for i in icons)  # attribute only
+
+
+def test_the_story_deck_holds_thirty_cards_whose_every_path_ends_on_a_resolution() -> None:
+    # "The Dungeon Lord selects a random Story card from the box" (Preparation 5): the
+    # box holds the game's 30 Story cards; every path is four choices long (four challenges,
+    # "Once the fourth challenge has been resolved, the Resolution Phase begins").
+    stories = catalog().of_type("story")
+    assert len(stories) == 30 and len({s["title"] for s in stories}) == 30
+
+    def ends(story: dict[str, Any], key: str, depth: int) -> list[tuple[str, int]]:
+        onward = story["next"].get(key)
+        if not onward:
+            return [(key, depth)]
+        return [e for k in onward for e in ends(story, k, depth + 1)]
+
+    for story in stories:
+        leaves = [e for k in story["start"] for e in ends(story, k, 1)]
+        assert {d for _, d in leaves} == {4}, story["id"]
+        assert {k for k, _ in leaves} == set(story["resolutions"]), story["id"]
+        reached = set(story["start"]) | {k for dest in story["next"].values() for k in dest}
+        assert reached == set(story["choices"]), story["id"]
