@@ -11,11 +11,13 @@ from __future__ import annotations
 import argparse
 import math
 from collections import Counter
+from typing import cast
 
 from services.rules.common.api import Setup
 from services.rules.fallen import RULES
 from services.rules.fallen.bot import heuristic
 from services.rules.fallen.cards import LATEST, VERSIONS
+from services.rules.kernel.api import GameRules
 from services.rules.playout import play
 
 SEATS = {"hero": "hero-bot", "dungeon_lord": "dl-bot"}
@@ -35,9 +37,10 @@ def winners(games: int, prefix: str = "balance", card_data: int = LATEST) -> Cou
     """Play the seeded games with the heuristic bot on both seats and count the winners."""
     policies = {"hero": heuristic, "dungeon_lord": heuristic}
     setup = Setup(SEATS, RULES.new_game_options({"card_data": card_data}))
+    rules = cast(GameRules, RULES)
     tally: Counter[str] = Counter()
     for i in range(games):
-        p = play(RULES, setup, f"{prefix}-{i}", f"balance-{i}", policies=policies)
+        p = play(rules, setup, f"{prefix}-{i}", f"balance-{i}", policies=policies)
         tally[str((RULES.outcome(p.state) or {}).get("winner"))] += 1
     return tally
 
