@@ -88,7 +88,7 @@ def test_given_an_ability_cancelled_after_activation_then_its_lasting_effect_end
     g.passes()
     g.do(DL, "activate", slot=0)
     g.passes()
-    assert dv.fortune_limit(g.state, HERO) == 1  # Merace's 2, lowered by Snare
+    assert dv.fortune_limit(g.state, HERO) == 2  # Merace's 3, lowered by Snare
     g.do(DL, "challenge_roll", fortune=0, ultimate=False)
     g.roll("blank", "blank", "blank")
     # When the Hero plays Dispel (cancel the active Creature's ability) in the roll window
@@ -98,7 +98,7 @@ def test_given_an_ability_cancelled_after_activation_then_its_lasting_effect_end
     # Then the ability is cancelled and its Fortune-limit penalty no longer applies
     assert g.notes("ability_cancelled")
     assert g.notes("creature_ability_ended")[-1]["reason"] == "cancelled"
-    assert dv.fortune_limit(g.state, HERO) == 2
+    assert dv.fortune_limit(g.state, HERO) == 3
 
 
 # --- item 2: always an active Creature when one can be activated ---------------------------
