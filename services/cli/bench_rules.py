@@ -24,10 +24,12 @@ def _in_process(
 
     rules = load(game)
     seats = {seat: f"p-{seat}" for seat in rules.seats[:seat_count]}
+    pin = getattr(rules, "new_game_options", None)  # what a new game records (card data)
+    opts = pin(options or {}) if pin is not None else dict(options or {})
     commands = events = 0
     start = time.perf_counter()
     for i in range(games):
-        p = play(rules, Setup(seats, dict(options or {})), f"bench-{i}", f"bench{i}")
+        p = play(rules, Setup(seats, opts), f"bench-{i}", f"bench{i}")
         commands += p.commands + p.chance_answers
         events += len(p.events)
     took = time.perf_counter() - start

@@ -218,6 +218,8 @@ class GameRunner:
         for seat, player in seats.items():
             if not player:
                 raise InvalidArgument("seats", f"seat {quote(seat)} needs a player id")
+        pin = getattr(rules, "new_game_options", None)
+        options = pin(options) if pin is not None else dict(options)
         public, sealed = seal_options(rules, options)
         setup = Setup(seats=dict(seats), options=public)
         events = rules.initial_events(game_id, setup)

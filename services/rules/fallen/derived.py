@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from functools import cache
 from typing import Any
 
-from services.rules.fallen.cards import card, catalog
+from services.rules.fallen.cards import card, catalog_of, data_version
 from services.rules.fallen.state import DL, HERO, State, other
 
 SWORDS = {"sword": 1, "two_swords": 2, "sword_symbol": 1}
@@ -253,9 +253,9 @@ def swords(state: State, seat: str) -> int:
 
 def skills_of(hero: str) -> list[str]:
     """Return a hero's skill card ids (a fresh list; the scan of the catalog is cached)."""
-    return list(_skills_of(hero))
+    return list(_skills_of(data_version(), hero))
 
 
 @cache
-def _skills_of(hero: str) -> tuple[str, ...]:
-    return tuple(catalog().ids("skill", hero=hero))
+def _skills_of(version: int, hero: str) -> tuple[str, ...]:
+    return tuple(catalog_of(version).ids("skill", hero=hero))

@@ -6,7 +6,7 @@ from functools import cache
 
 from services.rules.fallen import decks
 from services.rules.fallen import derived as dv
-from services.rules.fallen.cards import card, catalog
+from services.rules.fallen.cards import card, catalog, catalog_of, data_version
 from services.rules.fallen.flow import Args, Ctx, answer, task
 from services.rules.fallen.skills import learn
 from services.rules.fallen.state import DL, HERO, zone_public
@@ -17,12 +17,12 @@ STANDARD_KEPT = 10
 
 def initial_zones() -> dict[str, list[str]]:
     """Return where every card starts (in the box, or in its unshuffled deck)."""
-    return {k: list(v) for k, v in _initial_zones().items()}
+    return {k: list(v) for k, v in _initial_zones(data_version()).items()}
 
 
 @cache
-def _initial_zones() -> dict[str, tuple[str, ...]]:
-    cat = catalog()
+def _initial_zones(version: int) -> dict[str, tuple[str, ...]]:
+    cat = catalog_of(version)
     zones: dict[str, list[str]] = {
         "treasure.deck": cat.ids("treasure"),
         "omen.deck": cat.ids("omen"),

@@ -7,6 +7,7 @@ from typing import Any
 from services.rules.fallen import derived as dv
 from services.rules.fallen.cards import card
 from services.rules.fallen.state import DL, SEATS, State, zone_seen_by
+from services.rules.fallen.texts import served_cards
 
 
 def _zones(state: State, seat: str | None) -> dict[str, Any]:
@@ -48,6 +49,7 @@ def build_view(state: State, seat: str | None) -> dict[str, Any]:
         view["light"] = dv.is_light(state)
     if seat == DL and state.zone("story.current"):
         view["story_card"] = card(state.zone("story.current")[0])
+    view["cards"] = served_cards(view, seat)
     return view
 
 

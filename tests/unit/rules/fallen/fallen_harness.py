@@ -7,6 +7,7 @@ from typing import Any
 
 from services.rules.common.api import CHANCE, Command, Event, Setup
 from services.rules.fallen import RULES
+from services.rules.fallen.cards import LATEST
 from services.rules.fallen.state import DL, HERO, State
 from services.rules.kernel.dealer import Dealer
 
@@ -23,12 +24,13 @@ class Game:
         skill: str | None = None,
         quest: int = 0,
         stories: list[str] | None = None,
+        card_data: int = LATEST,
     ) -> None:
         # The engine-held decks of games created before the deck service dealt (still
         # replayed): a test can put a given card on top of a deck. Games dealt by the deck
         # service are tested by playouts, the golden game and tests/unit/rules/fallen/
         # test_fallen_dealt_decks.py.
-        setup = Setup({HERO: "h", DL: "d"})
+        setup = Setup({HERO: "h", DL: "d"}, {"card_data": card_data})
         self.events: list[Event] = list(RULES.older_setups("t", setup)[0])
         self.state: State = RULES.initial_state()
         for e in self.events:

@@ -95,7 +95,8 @@ def _chance(rng: random.Random, state: State, n: int, dealer: Dealer) -> Command
 def play(seed: int) -> tuple[State, list[Event], int]:
     """Play one random game with all checks; return the final state, events and steps."""
     rng = random.Random(seed)
-    events = RULES.initial_events(f"game-{seed}", Setup({HERO: "h", DL: "d"}))
+    setup = Setup({HERO: "h", DL: "d"}, RULES.new_game_options({}))  # the newest card data
+    events = RULES.initial_events(f"game-{seed}", setup)
     state = RULES.initial_state()
     for e in events:
         state = RULES.evolve(state, e)

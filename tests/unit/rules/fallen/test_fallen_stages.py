@@ -73,10 +73,11 @@ def test_story_card_example_path_and_resolution() -> None:
     hero_xp, dl_xp = g.count("xp.hero"), g.count("xp.dungeon_lord")
     _finish_story_challenge(g, until_next_story=True)
     res = g.notes("story_resolution")[-1]
-    assert res["xp"] == 2
+    # "the Hero earns 1 Experience token for choosing the resolution "Hold.""
+    assert res["xp"] == 1
     assert g.count("stories") == 1
     assert g.notes("story_begins")[-1]["number"] == 2
-    assert g.count("xp.dungeon_lord") >= dl_xp + 1 and g.count("xp.hero") >= hero_xp + 2
+    assert g.count("xp.dungeon_lord") >= dl_xp + 1 and g.count("xp.hero") >= hero_xp + 1
 
 
 def _finish_story_challenge(g: Game, until_next_story: bool = False) -> None:
@@ -110,7 +111,8 @@ def test_final_battle_first_to_three_cards_wins() -> None:
     while g.pending_kind == "discard":  # hand size after drawing two Power cards
         k, a = g.legal()[0]
         g.do(g.pending_seat, k, **a)
-    assert g.notes("final_battle_begins")[-1]["name"] == "The Feasting Hall"
+    # "This card has a title that matches the Quest card's title"
+    assert g.notes("final_battle_begins")[-1]["name"] == "The Ogre King's Feast"
     assert g.count("fortune.hero") == 5
     from services.rules.fallen import RULES
 
