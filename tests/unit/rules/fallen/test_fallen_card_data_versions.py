@@ -27,8 +27,10 @@ SEATS = {"hero": "h", "dungeon_lord": "d"}
 
 
 def _critical_deck(options: dict[str, object]) -> list[str]:
+    # the Critical cards as the setup puts them in their public box (the deck service then
+    # forms the face-down deck from it)
     events = RULES.initial_events("v", Setup(SEATS, options))
-    return next(e.data["cards"] for e in events if e.data.get("zone") == "critical.deck")
+    return next(e.data["cards"] for e in events if e.data.get("zone") == "box.critical")
 
 
 def test_given_no_version_when_a_game_is_set_up_then_it_uses_the_original_card_data() -> None:

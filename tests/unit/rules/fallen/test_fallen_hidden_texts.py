@@ -73,13 +73,20 @@ def test_given_a_whole_game_then_no_story_text_reaches_the_hero_before_it_is_rea
     stories = catalog().of_type("story")
     drawn = [e.data["title"] for e in p.events if e.type == "story_begins"]
     chosen = {e.data["text"] for e in p.events if e.type == "story_choice"}
-    # Then no Story card id ever reaches the Hero
+    # Then no Story card id ever reaches the Hero, but for the box's full list when the deck
+    # service forms the Story deck at setup (every game holds all of them: it tells nothing)
     ids = {s["id"] for s in stories}
-    assert not any(_strings(dict(e.data)) & ids for e in seen)
+    assert not any(_strings(dict(e.data)) & ids not in (set(), ids) for e in seen)
+    assert not any(
+        e.type not in ("zone_set", "deck_changed", "flow") and _strings(dict(e.data)) & ids
+        for e in seen
+    )
     for story in stories:
         # and a title reaches the Hero first in the story_begins event that reads it aloud
         first = next(
-            (i for i, e in enumerate(seen) if story["title"] in json.dumps(dict(e.data))), None
+            # a whole string value: "The Ossuary" is not "The Ossuary Choir"
+            (i for i, e in enumerate(seen) if story["title"] in _strings(dict(e.data))),
+            None,
         )
         if story["title"] not in drawn:
             assert first is None, story["id"]
