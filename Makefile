@@ -65,6 +65,7 @@ lint: setup
 	bash .ci/buf-breaking
 
 bench: setup
+	$(BIN)/fallenctl bench all --json var/bench-all.json
 	$(BIN)/fallenctl bench store
 	$(BIN)/fallenctl bench dice
 	$(BIN)/fallenctl bench rules fallen

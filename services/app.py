@@ -27,6 +27,7 @@ from services.rules.service import mount as rules_mount
 log = logging.getLogger("fallen.app")
 
 ALL = "all"
+STOP_WAIT_S = 5.0
 RULES_POOLS = POOLS
 BOT_POOLS: dict[str, tuple[str, ...]] = {"bots": (), "bots-worlds": ("worlds",)}
 SINGLE_SERVICES = ("dice", "deck", *RULES_POOLS, "relay", "projections", "matchmaking", *BOT_POOLS)
@@ -51,8 +52,10 @@ class Backend:
         """Stop serving and release everything."""
         for task in self.tasks:
             task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+            # bounded: a job blocked in a client library that holds on to the cancellation
+            # (seen with redis-py inside XREADGROUP BLOCK) must not hang the shutdown
+            with contextlib.suppress(asyncio.CancelledError, TimeoutError, Exception):
+                await asyncio.wait_for(asyncio.shield(task), STOP_WAIT_S)
         await self.running.stop(0.5)
         for ch in self.channels:
             await ch.close()

@@ -2,6 +2,7 @@
 
 import os
 
+import pytest
 from fixtures.servers import event_store, free_port, kafka_bootstrap, redis_url
 
 __all__ = ["event_store", "free_port", "kafka_bootstrap", "redis_url"]
@@ -9,3 +10,30 @@ __all__ = ["event_store", "free_port", "kafka_bootstrap", "redis_url"]
 # The compose stack tests need a Docker engine and the built images: `make stack-test`
 # (deploy/local/stack-test.sh) prepares both and runs them with FALLEN_STACK=1.
 collect_ignore = [] if os.environ.get("FALLEN_STACK") == "1" else ["stack"]
+
+SERVER_FIXTURES = {"redis_url", "kafka_bootstrap"}
+
+
+def uses_servers(item: pytest.Item) -> bool:
+    """Return whether a test talks to Redis or the broker (directly or via event_store[redis])."""
+    names = set(getattr(item, "fixturenames", ()))
+    if names & SERVER_FIXTURES:
+        return True
+    callspec = getattr(item, "callspec", None)
+    return (
+        "event_store" in names
+        and callspec is not None
+        and (callspec.params.get("event_store") == "redis")
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """With FALLEN_TEST_SERVER_TESTS_ONLY=1 keep only the tests that use the servers: what
+    `make stack-test` runs again on testcontainers (the rest ran in `make test` already)."""
+    if os.environ.get("FALLEN_TEST_SERVER_TESTS_ONLY") != "1":
+        return
+    keep = [item for item in items if uses_servers(item)]
+    dropped = [item for item in items if not uses_servers(item)]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = keep

@@ -4,8 +4,9 @@
 #     image and the stand-in redis/kafka images (base-image.sh, standins.sh): all reused
 #     when they exist;
 #  2. the project image (`make image`);
-#  3. the contract suites with their servers in containers (testcontainers, stand-in
-#     images); CI's `make test` runs them on the local binaries (FALLEN_TEST_SERVERS=local);
+#  3. the contract suites' Redis and broker tests with their servers in containers
+#     (testcontainers, stand-in images; FALLEN_TEST_SERVER_TESTS_ONLY=1 leaves out the
+#     SQLite/memory ones); CI's `make test` runs them all on the local binaries;
 #  4. tests/stack: the whole docker-compose.yml up, every healthcheck waited for, bot games
 #     through the published ports, views and audit log checked, then the cluster test
 #     (pools scaled to two, one container of each kind killed), then `down -v`.
@@ -42,8 +43,10 @@ phase "base and stand-in images ready"
 make --no-print-directory image
 phase "image fallen-backend:${FALLEN_TAG:-dev} built"
 
-FALLEN_TEST_SERVERS=containers "$py" -m pytest -q -p no:cacheprovider tests/contract
-phase "contract suites on testcontainers passed"
+# Only the tests that use Redis or the broker: the rest (SQLite, memory) ran in `make test`.
+FALLEN_TEST_SERVERS=containers FALLEN_TEST_SERVER_TESTS_ONLY=1 \
+  "$py" -m pytest -q -p no:cacheprovider tests/contract
+phase "contract suites (their Redis and broker tests) on testcontainers passed"
 
 # In this order: the stack as started, the image against deploy/, then the cluster test
 # (it scales the pools and kills containers).

@@ -227,6 +227,26 @@ def _answer(rules: GameRules, state: Any, req: Any, draw: Envelope | None) -> li
         return []
 
 
+def _older_setup(
+    rules: Any,
+    game_id: str,
+    setup: Setup,
+    events: Sequence[tuple[int, Envelope]],
+    initial: list[Event],
+    head: list[Envelope],
+) -> tuple[list[Event], list[Envelope]]:
+    """Return the engine's older setup that created this game (an engine that changed how
+    it sets a game up lists its older setups in `older_setups`), else (initial, head)."""
+    older = getattr(rules, "older_setups", None)
+    if older is None:
+        return initial, head
+    for alt in older(game_id, setup):
+        alt_head = [env for _, env in events[: len(alt)]]
+        if _same(alt, alt_head):
+            return list(alt), alt_head
+    return initial, head
+
+
 def replay_state(
     game_id: str,
     game_events: Sequence[tuple[int, Envelope]],
@@ -266,6 +286,8 @@ def replay_state(
         initial = []
         problems.append((game_events[0][0], Mismatch(stream, 1, f"setup refused: {exc}")))
     head = [env for _, env in events[: len(initial)]]
+    if initial and not _same(initial, head):
+        initial, head = _older_setup(rules, game_id, setup, events, initial, head)
     if initial and not _same(initial, head):
         i, env = events[0] if events else game_events[0]
         problems.append((i, Mismatch(stream, env.version, "differs from the engine's setup")))

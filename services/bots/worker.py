@@ -1,18 +1,25 @@
 """The bot worker pool: workers learn from the event feed that a bot seat must act, and act.
 
 Each worker is one consumer of a Redis consumer group on the store's global feed (every
-shard). A bot seat is one GameCreated names: in its options (`bots`) or seated with a
-`bot:` player id (the matchmaker's bot-filled seats); a seat the matchmaker's turn timer
-handed to a bot (`SeatTakenOver`, until `SeatReclaimed`) is played the same way. For an
-event of such a game the worker asks the rules service (gRPC, as any client) whose turn it
-is; if a bot seat must act it picks a move with the game's bot policy and submits it.
-N workers share the feed; an entry is acknowledged only after its move is submitted, and
-entries a dead worker
+shard). A bot seat is one GameCreated names in its options (`bots`) or seats with a
+`bot:` player (the matchmaker's bot-filled seats); a seat the matchmaker's turn timer took
+over (`SeatTakenOver`, until `SeatReclaimed`) is played the same way. For an event of such
+a game the worker asks the rules service (gRPC, as any client) whose turn it is; if a bot seat must
+act it picks a move with the game's bot policy and submits it. N workers share the feed;
+an entry is acknowledged only after its move is submitted, and entries a dead worker
 never acknowledged are claimed by the others after `claim_idle_ms`, so a killed worker
 loses no game. Moves are idempotent: the command id is
 `bot:<policy>@<version>:<seed>:<seat>:<game version>`, the same for every worker, so a
 move made twice is deduplicated by the rules service, and the bot's policy, version and
-seed are in the game log (each event's causation id) for a disputed game to replay.
+seed are in the game log (each event's causation id) for a disputed game to replay. The
+search policy works to a time budget (`FALLEN_BOT_SEARCH_MS`) and appends `:r<rollouts>`,
+the rollouts it made: the same seed with that many rollouts picks the same move again.
+
+Scaling (docs/decisions.md, "Bot pool"): only the worker holding a game's newest event
+moves for it (an older entry is acknowledged without a move or an RPC: the game's version
+is read from the store), so two workers never compute the same move; and a worker
+handles the games of a batch concurrently, so it never waits for one game's RPCs while
+others are ready.
 """
 
 from __future__ import annotations
@@ -21,9 +28,11 @@ import asyncio
 import contextlib
 import hashlib
 import logging
+import os
 import uuid
+from collections import deque
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
@@ -51,6 +60,8 @@ GROUP = "bots"
 BATCH = 50
 BLOCK_MS = 500
 CLAIM_IDLE_MS = 3_000
+CONCURRENT_GAMES = 16
+DECISIONS_KEPT = 1000
 RETRYABLE = (grpc.StatusCode.ABORTED, grpc.StatusCode.FAILED_PRECONDITION)
 BOT_PLAYER_PREFIX = "bot:"  # player ids the matchmaker gives the seats it fills with bots
 CONFIG_EVENTS = (GAME_CREATED, SEAT_TAKEN_OVER, SEAT_RECLAIMED)  # read even when not last
@@ -59,12 +70,31 @@ TAKEN_OVER = "taken_over"  # GetGame seat_status of a seat the turn timer handed
 
 @dataclass(frozen=True)
 class BotGame:
-    """A game's bot seats, the policy name and the bot seed (from GameCreated options)."""
+    """A game's bot seats, the policy name and the bot seed (from GameCreated options);
+    `per_seat` names another policy for some bot seats (option `bot_policies`)."""
 
     game: str
     seats: tuple[str, ...]
     policy: str
     seed: str
+    per_seat: Mapping[str, str] = field(default_factory=dict)
+
+    def policy_of(self, seat: str) -> str:
+        """The policy playing a bot seat."""
+        return self.per_seat.get(seat, self.policy)
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One bot move and what it cost by the bot's own clock (search policies only)."""
+
+    game_id: str
+    seat: str
+    version: int
+    policy: str
+    budget_ms: float
+    spent_ms: float
+    rollouts: int
 
 
 def bot_game(created: Mapping[str, Any], game_id: str) -> BotGame:
@@ -77,8 +107,13 @@ def bot_game(created: Mapping[str, Any], game_id: str) -> BotGame:
     seated = created.get("seats") or {}
     bots += [s for s, p in seated.items() if str(p).startswith(BOT_PLAYER_PREFIX) and s not in bots]
     seed = str(options.get("bot_seed") or hashlib.sha256(game_id.encode()).hexdigest()[:16])
+    per_seat = options.get("bot_policies") or {}
     return BotGame(
-        str(created.get("game", "")), tuple(bots), str(options.get("bot_policy", "random")), seed
+        str(created.get("game", "")),
+        tuple(bots),
+        str(options.get("bot_policy", "random")),
+        seed,
+        {str(k): str(v) for k, v in per_seat.items()} if isinstance(per_seat, Mapping) else {},
     )
 
 
@@ -92,9 +127,23 @@ def taken_after(taken: frozenset[str], event_type: str, data: Mapping[str, Any])
     return taken
 
 
-def command_id(bot: BotGame, seat: str, version: int) -> str:
-    """The move's id: the same on every worker, and it names policy, version and seed."""
-    return f"bot:{bot.policy}@{BOT_VERSION}:{bot.seed}:{seat}:{version}"
+def command_id(bot: BotGame, seat: str, version: int, rollouts: int | None = None) -> str:
+    """The move's id: the same on every worker, and it names policy, version and seed (and,
+    for a search, the rollouts it made)."""
+    base = f"bot:{bot.policy_of(seat)}@{BOT_VERSION}:{bot.seed}:{seat}:{version}"
+    return base if rollouts is None else f"{base}:r{rollouts}"
+
+
+def search_budget_ms() -> float:
+    """The search policy's time per decision, from the pool's config (FALLEN_BOT_SEARCH_MS)."""
+    raw = os.environ.get("FALLEN_BOT_SEARCH_MS", "200")
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ValueError(f"FALLEN_BOT_SEARCH_MS must be a number of ms, not {raw[:20]!r}") from None
+    if not 1 <= value <= 60_000:
+        raise ValueError("FALLEN_BOT_SEARCH_MS must be between 1 and 60000")
+    return value
 
 
 class BotWorker:
@@ -115,6 +164,7 @@ class BotWorker:
         policies: Callable[[str, str], Policy] = policy_for,
         games: tuple[str, ...] = (),
         views_target: str = "",
+        search_ms: float | None = None,
     ) -> None:
         self.keys = [feed_key(prefix, n) for n in range(shards)]
         self.consumer = consumer or f"bot-{uuid.uuid4().hex[:8]}"
@@ -133,6 +183,20 @@ class BotWorker:
         self._md = (("authorization", f"Bearer {token}"),)
         self._games: dict[str, BotGame] = {}
         self._taken: dict[str, frozenset[str]] = {}  # game id -> seats taken over
+        self.search_ms = search_budget_ms() if search_ms is None else search_ms
+        self._policies: dict[tuple[str, str], Policy] = {}
+        self.decisions: deque[Decision] = deque(maxlen=DECISIONS_KEPT)
+        self.skipped = 0  # entries older than their game's newest event: no move
+        self._slots = asyncio.Semaphore(CONCURRENT_GAMES)
+
+    def policy(self, game: str, name: str) -> Policy:
+        """This worker's policy object (a search gets the pool's time budget)."""
+        key = (game, name)
+        if key not in self._policies:
+            chosen = self.policies(game, name)
+            make = getattr(chosen, "with_budget", None)
+            self._policies[key] = make(self.search_ms) if make else chosen
+        return self._policies[key]
 
     async def _ensure_groups(self) -> None:
         for key in self.keys:
@@ -180,8 +244,15 @@ class BotWorker:
         self._taken[game_id] = taken_after(taken, env.type, env.data)
         return game_id, self._games[game_id]
 
-    async def act(self, game_id: str, bot: BotGame) -> bool:
-        """Make the bot's move if a bot seat must act now; return whether one was submitted."""
+    async def act(self, game_id: str, bot: BotGame, seen: int = 0) -> bool:
+        """Make the bot's move if a bot seat must act now; return whether one was submitted.
+
+        seen is the version of the newest entry this worker holds for the game; when the
+        game is further on (read from the store, no RPC), the worker holding that newer
+        entry moves instead."""
+        if seen and await self._store.version(f"game-{game_id}") > seen:
+            self.skipped += 1
+            return False
         summary = await self._stub.GetGame(
             rules_pb2.GetGameRequest(game_id=game_id), metadata=self._md
         )
@@ -189,6 +260,9 @@ class BotWorker:
         taken = frozenset(s for s, st in summary.seat_status.items() if st == TAKEN_OVER)
         self._taken[game_id] = taken
         if summary.ended or (seat not in bot.seats and seat not in taken):
+            return False
+        if seen and summary.version > seen:
+            self.skipped += 1
             return False
         legal = await self._stub.ListLegalCommands(
             rules_pb2.ListLegalCommandsRequest(game_id=game_id, seat=seat), metadata=self._md
@@ -205,7 +279,27 @@ class BotWorker:
         turn = Turn(
             bot.game, game_id, seat, legal.version, struct_to_py(view.view), choices, bot.seed
         )
-        pick = choices[self.policies(bot.game, bot.policy)(turn)]
+        policy = self.policy(bot.game, bot.policy_of(seat))
+        decide = getattr(policy, "decide", None)
+        if decide is not None:  # a search: off the event loop, with its accounting
+            index, spent = await asyncio.to_thread(decide, turn)
+        else:
+            index, spent = policy(turn), None
+        pick = choices[index]
+        rollouts = None
+        if spent is not None:
+            rollouts = spent.rollouts
+            self.decisions.append(
+                Decision(
+                    game_id,
+                    seat,
+                    legal.version,
+                    bot.policy_of(seat),
+                    spent.budget_ms,
+                    spent.spent_ms,
+                    spent.rollouts,
+                )
+            )
         try:
             await self._stub.SubmitCommand(
                 rules_pb2.SubmitCommandRequest(
@@ -213,7 +307,7 @@ class BotWorker:
                     seat=seat,
                     kind=pick.kind,
                     args=to_struct(pick.args),
-                    command_id=command_id(bot, seat, legal.version),
+                    command_id=command_id(bot, seat, legal.version, rollouts),
                     expected_version=legal.version,
                 ),
                 metadata=self._md,
@@ -226,13 +320,30 @@ class BotWorker:
         return True
 
     async def handle(self, env: Envelope) -> None:
-        """React to one feed entry."""
+        """React to one feed entry (the newest this worker holds for its game)."""
         if not env.stream.startswith("game-"):
             return
         game_id, bot = await self._config(env)
         plays = bot.seats or self._taken.get(game_id)
         if plays and (not self.games or bot.game in self.games):
-            await self.act(game_id, bot)
+            await self.act(game_id, bot, env.version)
+
+    async def _game(self, group: list[tuple[str, str, Envelope]]) -> None:
+        """Handle one game's entries of a batch, then acknowledge them (not on an RPC error:
+        they are claimed again after claim_idle_ms)."""
+        async with self._slots:
+            try:
+                for _, _, env in group[:-1]:
+                    if env.type in CONFIG_EVENTS and env.stream.startswith("game-"):
+                        await self._config(env)
+                await self.handle(group[-1][2])
+            except grpc.aio.AioRpcError as err:
+                log.warning(
+                    "bot move failed: %s", err.code().name, extra={"stream": group[-1][2].stream}
+                )
+                return
+            for key, entry_id, _ in group:
+                await self._redis.xack(key, self.group, entry_id)
 
     async def step(self) -> int:
         """Claim abandoned entries, read new ones, act, acknowledge; return entries handled.
@@ -246,18 +357,8 @@ class BotWorker:
         for entry in entries:
             by_game.setdefault(entry[2].stream, []).append(entry)
         for group in by_game.values():
-            try:
-                for _, _, env in group[:-1]:
-                    if env.type in CONFIG_EVENTS and env.stream.startswith("game-"):
-                        await self._config(env)
-                await self.handle(group[-1][2])
-            except grpc.aio.AioRpcError as err:
-                log.warning(
-                    "bot move failed: %s", err.code().name, extra={"stream": group[-1][2].stream}
-                )
-                continue  # left unacknowledged: claimed again after claim_idle_ms
-            for key, entry_id, _ in group:
-                await self._redis.xack(key, self.group, entry_id)
+            group.sort(key=lambda e: e[2].version)
+        await asyncio.gather(*(self._game(g) for g in by_game.values()))
         return len(entries)
 
     async def run(self, stop: asyncio.Event | None = None) -> None:

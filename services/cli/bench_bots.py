@@ -44,7 +44,7 @@ def _process(args: list[str], port: int) -> Iterator[subprocess.Popen[bytes]]:
             proc.wait()
 
 
-async def _play(target: str, game: str, games: int, seed: str) -> float:
+async def _play(target: str, game: str, games: int, seed: str, policy: str) -> float:
     import grpc
     from fallen.rules.v1 import rules_pb2, rules_pb2_grpc
 
@@ -59,7 +59,7 @@ async def _play(target: str, game: str, games: int, seed: str) -> float:
         start = time.perf_counter()
         gids = []
         for n in range(games):
-            options = {"bots": seats, "bot_seed": f"{seed}-{n}"}
+            options = {"bots": seats, "bot_seed": f"{seed}-{n}", "bot_policy": policy}
             req = rules_pb2.CreateGameRequest(
                 game=game, seats={s: f"bot-{s}" for s in seats}, options=to_struct(options)
             )
@@ -74,7 +74,9 @@ async def _play(target: str, game: str, games: int, seed: str) -> float:
             await asyncio.sleep(0.2)
 
 
-def run_bench(game: str, games: int, workers: list[int], seed: str) -> list[dict[str, Any]]:
+def run_bench(
+    game: str, games: int, workers: list[int], seed: str, policy: str = "random"
+) -> list[dict[str, Any]]:
     """Return one result per worker count."""
     out = []
     for w in workers:
@@ -103,11 +105,12 @@ def run_bench(game: str, games: int, workers: list[int], seed: str) -> list[dict
                             free_port(),
                         )
                     )
-                took = asyncio.run(_play(f"127.0.0.1:{rules_port}", game, games, seed))
+                took = asyncio.run(_play(f"127.0.0.1:{rules_port}", game, games, seed, policy))
         out.append(
             {
                 "game": game,
                 "workers": w,
+                "policy": policy,
                 "games": games,
                 "seconds": round(took, 2),
                 "games_per_s": round(games / took, 3),
@@ -122,9 +125,20 @@ def bench_bots(
     games: Annotated[int, typer.Option(help="Bot games per worker count")] = 8,
     workers: Annotated[str, typer.Option(help="Worker process counts")] = "1,2,4",
     seed: Annotated[str, typer.Option(help="Bot seed prefix")] = "bench",
+    policy: Annotated[
+        str, typer.Option(help="Bot policy of every seat (random, heuristic, search...)")
+    ] = "random",
+    search_ms: Annotated[
+        int, typer.Option(help="The search's time per decision (FALLEN_BOT_SEARCH_MS)")
+    ] = 50,
 ) -> None:
-    """Bot games/s with 1, 2, 4 bot worker processes sharing one Redis feed."""
+    """Bot games/s with 1, 2, 4 bot worker processes sharing one Redis feed.
+
+    With random bots the one backend process (rules, views) bounds the figure; with a bot
+    that thinks (`--policy search`) the workers do, and capacity grows with them.
+    """
     os.environ.setdefault("FALLEN_DEV", "1")
+    os.environ["FALLEN_BOT_SEARCH_MS"] = str(search_ms)
     counts = [int(x) for x in workers.split(",") if x.strip()]
-    for result in run_bench(game, games, counts, seed):
+    for result in run_bench(game, games, counts, seed, policy):
         typer.echo(json.dumps(result))

@@ -24,10 +24,12 @@ def _in_process(
 
     rules = load(game)
     seats = {seat: f"p-{seat}" for seat in rules.seats[:seat_count]}
+    pin = getattr(rules, "new_game_options", None)  # what a new game records (card data)
+    opts = pin(options or {}) if pin is not None else dict(options or {})
     commands = events = 0
     start = time.perf_counter()
     for i in range(games):
-        p = play(rules, Setup(seats, dict(options or {})), f"bench-{i}", f"bench{i}")
+        p = play(rules, Setup(seats, opts), f"bench-{i}", f"bench{i}")
         commands += p.commands + p.chance_answers
         events += len(p.events)
     took = time.perf_counter() - start
@@ -107,7 +109,7 @@ def bench_rules(
     game: Annotated[str, typer.Argument(help="fallen, worlds or land")],
     games: Annotated[int, typer.Option(help="Games in-process")] = 200,
     grpc_games: Annotated[int, typer.Option(help="Games through gRPC")] = 3,
-    solo_games: Annotated[int, typer.Option(help="land: full Solo Variant I games")] = 10,
+    solo_games: Annotated[int, typer.Option(help="land: Solo I and Solo II games")] = 10,
 ) -> None:
     """Random games/s and commands/s in-process; commands/s and p50/p99 through gRPC."""
     os.environ.setdefault("FALLEN_DEV", "1")
@@ -119,4 +121,7 @@ def bench_rules(
     }
     if game == "land" and solo_games > 0:
         result["solo1_in_process"] = _in_process(game, solo_games, 1, {"variant": "solo1"})
+        # random play rarely wins Solo II quickly: capped at 60 turns (a loss counts as a game)
+        ultimate = {"variant": "solo2", "challenge": 4, "max_turns": 60}
+        result["solo2_ultimate_in_process"] = _in_process(game, solo_games, 1, ultimate)
     typer.echo(json.dumps(result))

@@ -12,7 +12,7 @@ from typing import Annotated, Any
 
 import typer
 
-from services.cli import bench_bots, bench_memory, bench_rules  # noqa: F401  (register `bench ...`)
+from services.cli import bench_all, bench_bots, bench_memory, bench_rules  # noqa: F401  (register `bench ...`)
 from services.cli.bench import bench_app
 from services.cli.play import play, view
 from services.matchmaking import bench as _mmbench  # noqa: F401  (registers `bench matchmaking`)

@@ -51,12 +51,45 @@ def _parse_policies(seats: list[str], spec: str) -> dict[str, str]:
     return {seat: chosen.get(seat, "random") for seat in seats}
 
 
+def rule_options(
+    pvp_option: int | None,
+    harsh_reality: bool,
+    harsh_modifier: list[int],
+    gods_hammer: bool,
+    ronin: bool,
+    max_turns: int | None,
+) -> dict[str, object]:
+    """Return the land options the rule flags choose (the server validates them)."""
+    out: dict[str, object] = {}
+    if pvp_option is not None:
+        out["pvp_option"] = pvp_option
+    for m in harsh_modifier:
+        if m not in (1, 2):
+            raise typer.BadParameter("--harsh-modifier is 1 or 2")
+        out[f"harsh_modifier_{m}"] = True
+    if harsh_reality or harsh_modifier:
+        out["harsh_reality"] = True
+    if gods_hammer:
+        out["gods_hammer"] = True
+    if ronin:
+        out["ronin"] = True
+    if max_turns is not None:
+        out["max_turns"] = max_turns
+    return out
+
+
 def play(
     game: Annotated[str, typer.Argument(help="fallen, worlds or land")],
     bots: Annotated[bool, typer.Option("--bots", help="Bots in every seat")] = True,
     games: Annotated[int, typer.Option(help="Number of games")] = 1,
     seed: Annotated[str, typer.Option(help="Bot and client seed prefix")] = "1",
-    policy: Annotated[str, typer.Option(help="'random', or seat=policy,...")] = "random",
+    policy: Annotated[
+        str | None,
+        typer.Option(
+            help="'random', or seat=policy,...; default random (heuristic in a solo variant, "
+            "where random play may never reach a victory)"
+        ),
+    ] = None,
     target: Annotated[str | None, typer.Option(help="Server address; default: embedded")] = None,
     store: Annotated[str | None, typer.Option(help="Store of the embedded server")] = None,
     options: Annotated[str, typer.Option(help="Game options as JSON")] = "{}",
@@ -65,9 +98,28 @@ def play(
         int | None, typer.Option(help="Seats to fill (land: 2-6, 6 = Epic); default: all")
     ] = None,
     variant: Annotated[
-        str | None, typer.Option(help="land: 'standard' or 'solo1' (one seat)")
+        str | None, typer.Option(help="land: 'standard', 'solo1' or 'solo2' (one seat)")
     ] = None,
-    challenge: Annotated[int | None, typer.Option(help="land solo2 challenge level")] = None,
+    challenge: Annotated[
+        int | None, typer.Option(help="land solo2: challenge level 1-4 (opposing factions)")
+    ] = None,
+    pvp_option: Annotated[
+        int | None, typer.Option(help="land solo2: PVP option (1 = an NPCM)")
+    ] = None,
+    harsh_reality: Annotated[
+        bool, typer.Option("--harsh-reality", help="land: optional rule A Harsh Reality")
+    ] = False,
+    harsh_modifier: Annotated[
+        list[int] | None,
+        typer.Option(help="land: A Harsh Reality modifier 1 and/or 2 (repeat; implies it)"),
+    ] = None,
+    gods_hammer: Annotated[
+        bool, typer.Option("--gods-hammer", help="land: optional rule Project God's Hammer")
+    ] = False,
+    ronin: Annotated[bool, typer.Option("--ronin", help="land: optional rule Ronin")] = False,
+    max_turns: Annotated[
+        int | None, typer.Option(help="land: end (turn limit) after this many turns")
+    ] = None,
 ) -> None:
     """Play full games with bots in every seat; print one JSON line per game."""
     if not bots:
@@ -80,6 +132,11 @@ def play(
             seats = 1
     if challenge is not None:
         opts["challenge"] = challenge
+    opts.update(
+        rule_options(pvp_option, harsh_reality, harsh_modifier or [], gods_hammer, ronin, max_turns)
+    )
+    if policy is None:
+        policy = "heuristic" if str(opts.get("variant", "")).startswith("solo") else "random"
     asyncio.run(_play(game, games, seed, policy, target, store, opts, pace_ms / 1000, seats))
 
 

@@ -181,6 +181,17 @@ class DeckEngine:
         out = await self._execute(game_id, plan, decision=key)
         return CountResult(len(out.state.get(zone).cards), out.version)
 
+    async def seal(self, game_id: str, zone: str, cards: Sequence[str]) -> CountResult:
+        """Place a face-down deck before its game exists (a player's library, whose cards
+        nobody may see: ZoneContentsSet has visibility nobody, ZoneCreated shows the count)."""
+        check_game_id(game_id)
+
+        def plan(state: Zones) -> Plan:
+            return Plan(zones.create_zone(state, zone, zones.DECK, "", cards, ()), None)
+
+        out = await self._execute(game_id, plan)
+        return CountResult(len(out.state.get(zone).cards), out.version)
+
     async def shuffle(self, game_id: str, zone: str, key: str = "") -> ShuffleResult:
         """Shuffle a non-empty deck with the game's next dice nonce."""
         check_game_id(game_id)

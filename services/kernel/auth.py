@@ -15,6 +15,11 @@ ALGORITHM = "HS256"
 ISSUER = "fallen"
 DEV_SECRET = "fallen-dev-secret-do-not-use-in-production-0123456789"
 MIN_SECRET_BYTES = 32
+MAX_VERIFIED = 10_000
+# Verified HS256 tokens -> (principal, expiry, secret): a client sends the same token on
+# every RPC, so its signature is checked once, not per call; an expired entry is checked
+# again (and refused), and so is every entry once the secret changes.
+_VERIFIED: dict[str, tuple[Principal, float, str]] = {}
 
 
 @dataclass(frozen=True)
@@ -65,6 +70,9 @@ def verify_token(token: str, secret: str | None = None) -> Principal:
     HS256 tokens are ours (players and services); RS256/ES256/EdDSA tokens come from the
     identity provider configured in services.kernel.idp and always name a player.
     """
+    known = _VERIFIED.get(token)
+    if known is not None and time.time() < known[1] and known[2] == (secret or jwt_secret()):
+        return known[0]
     try:
         header = jwt.get_unverified_header(token)
     except jwt.PyJWTError as exc:
@@ -77,10 +85,20 @@ def verify_token(token: str, secret: str | None = None) -> Principal:
         return Principal(subject=provider_for(config).verify(token, header), is_service=False)
     if alg != ALGORITHM:
         raise Unauthenticated(f"invalid token: algorithm {quote(str(alg))} is not accepted")
+    key = secret or jwt_secret()
+    principal, expires = _verify_hs256(token, key)
+    if len(_VERIFIED) >= MAX_VERIFIED:
+        _VERIFIED.pop(next(iter(_VERIFIED)))  # forget the oldest verified token
+    _VERIFIED[token] = (principal, expires, key)
+    return principal
+
+
+def _verify_hs256(token: str, secret: str) -> tuple[Principal, float]:
+    """Return the principal of one of our HS256 tokens and when it expires, or raise."""
     try:
         claims = jwt.decode(
             token,
-            secret or jwt_secret(),
+            secret,
             algorithms=[ALGORITHM],
             issuer=ISSUER,
             options={"require": ["sub", "exp", "iss"]},
@@ -92,7 +110,7 @@ def verify_token(token: str, secret: str | None = None) -> Principal:
     sub = claims.get("sub")
     if not isinstance(sub, str) or not sub:
         raise Unauthenticated("invalid token: empty subject")
-    return Principal(subject=sub, is_service=claims.get("kind") == "service")
+    return Principal(subject=sub, is_service=claims.get("kind") == "service"), float(claims["exp"])
 
 
 def principal_from_metadata(metadata: tuple[tuple[str, str | bytes], ...] | None) -> Principal:

@@ -32,3 +32,16 @@ def chain_hash(
         "prev_hash": prev_hash,
     }
     return hashlib.sha256(canonical_json(record).encode("utf-8")).hexdigest()
+
+
+def chain_hash_encoded(
+    stream: str, version: int, type_: str, visibility_json: str, data_json: str, prev_hash: str
+) -> str:
+    """Return chain_hash with visibility and data given as their canonical JSON text (the
+    same digest, without encoding the payload a second time)."""
+    text = (
+        f'{{"data":{data_json},"prev_hash":{canonical_json(prev_hash)},'
+        f'"stream":{canonical_json(stream)},"type":{canonical_json(type_)},'
+        f'"version":{canonical_json(version)},"visibility":{visibility_json}}}'
+    )
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()

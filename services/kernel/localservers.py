@@ -30,8 +30,9 @@ def wait_for_port(port: int, timeout_s: float = 15.0) -> None:
 
 
 @contextlib.contextmanager
-def redis_server() -> Iterator[str]:
-    """Run a private redis-server with AOF on a free port; yield its URL."""
+def redis_server(appendfsync: str = "everysec") -> Iterator[str]:
+    """Run a private redis-server with AOF (fsync "everysec" or "always") on a free port;
+    yield its URL."""
     binary = shutil.which("redis-server")
     if binary is None:
         raise RuntimeError("redis-server is not installed (apt-get install -y redis-server)")
@@ -48,6 +49,8 @@ def redis_server() -> Iterator[str]:
                 "",
                 "--appendonly",
                 "yes",
+                "--appendfsync",
+                appendfsync,
                 "--dir",
                 tmp,
             ],

@@ -13,7 +13,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from services.bots.policies import Choice, Policy, Turn
-from services.rules.kernel.api import CHANCE, ChanceRequest, Command, Event, GameRules, Setup
+from services.rules.kernel.api import (
+    CHANCE,
+    ChanceRequest,
+    Command,
+    Event,
+    GameRules,
+    Setup,
+    seal_options,
+)
 from services.rules.kernel.dealer import Dealer
 
 MAX_STEPS = 50_000
@@ -52,12 +60,14 @@ def play(
 ) -> Playout:
     """Play one game to the end (random legal commands unless a seat has a policy)."""
     dice_seed = hashlib.sha256(f"dice:{seed}".encode()).digest()
-    events: list[Event] = list(rules.initial_events(game_id, setup))
+    public, sealed = seal_options(rules, setup.options)
+    events: list[Event] = list(rules.initial_events(game_id, Setup(setup.seats, public)))
     batches = [len(events)]
     state = rules.initial_state()
     for ev in events:
         state = rules.evolve(state, ev)
     dealer = Dealer(dice_seed, game_id)
+    dealer.place(sealed)
     commands = answers = 0
     for step in range(MAX_STEPS):
         pending = rules.pending(state)

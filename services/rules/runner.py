@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+import json
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -12,8 +13,9 @@ from services.dice.port import DicePort
 from services.kernel.boundedjson import loads_bounded
 from services.kernel.canonical import canonical_json
 from services.kernel.decision import decision_key, parse_key
-from services.kernel.envelope import Envelope, NewEvent
+from services.kernel.envelope import Envelope, NewEvent, normalize_visibility
 from services.kernel.errors import (
+    DomainError,
     InvalidArgument,
     NotFound,
     RuleViolation,
@@ -41,10 +43,12 @@ from services.rules.kernel.api import (
     GameRules,
     Pending,
     Setup,
+    seal_options,
 )
 from services.rules.kernel.deck import DeckPort, DeckServicePort
 from services.rules.pools import PoolSpec, admits, describe, pool_for
 from services.rules.registry import load
+from services.rules.solo_records import note_game_end
 
 MAX_CHANCE_STEPS = 500
 MAX_CACHED_GAMES = 5000
@@ -102,6 +106,16 @@ def command_key(loaded: Loaded, command: Command, command_id: str) -> CommandKey
     )
 
 
+def seated(req: ChanceRequest, seats: Mapping[str, str]) -> ChanceRequest:
+    """Return a chance request whose visible_to names only the game's own seats.
+
+    An engine's public rolls are visible to every seat it knows (Fallen Land: p1-p6), but a
+    5-seat game has no p6, and the dice service refuses a stranger in visible_to.
+    """
+    kept = tuple(s for s in req.visible_to if s in seats)
+    return req if kept == req.visible_to else replace(req, visible_to=kept)
+
+
 def new_game_id(seed: str) -> str:
     """Return a short game id derived from a unique seed string."""
     return "g" + hashlib.sha256(seed.encode()).hexdigest()[:16]
@@ -143,7 +157,8 @@ class GameRunner:
         return sorted(self.only or {*ENGINES, *self.extra})
 
     async def load(self, game_id: str) -> Loaded:
-        """Return the game folded to its latest version (cached by version)."""
+        """Return the game folded to its latest version (cached by version: one read of the
+        events after the cached version)."""
         check_game_id(game_id)
         cached = self._cache.get(game_id)
         start = cached.version + 1 if cached else 1
@@ -156,28 +171,33 @@ class GameRunner:
             cached = Loaded(
                 game_id, info["game"], rules, info["seats"], rules.initial_state(), 0, False
             )
-        if envs:
-            state = fold(cached.rules, envs, cached.state)
-            ended = cached.ended or any(e.type == GAME_ENDED for e in envs)
-            outcome = next((e.data.get("outcome") for e in envs if e.type == GAME_ENDED), None)
-            status = dict(cached.seat_status)
-            for e in envs:
-                status = seat_status(status, e.type, dict(e.data))
-            cached = Loaded(
-                game_id,
-                cached.game,
-                cached.rules,
-                cached.seats,
-                state,
-                envs[-1].version,
-                ended,
-                outcome if outcome is not None else cached.outcome,
-                status,
-            )
-        if game_id not in self._cache and len(self._cache) >= MAX_CACHED_GAMES:
-            self._cache.pop(next(iter(self._cache)))  # forget the oldest-loaded game
-        self._cache[game_id] = cached
-        return cached
+        return self._remember(_apply(cached, envs) if envs else cached)
+
+    async def latest(self, game_id: str) -> Loaded:
+        """Return the cached game without reading the store (loading it when not cached).
+
+        Only for writes: the cache may be behind another writer, and the append's
+        expected-version check catches that (the caller then reloads with load()).
+        """
+        check_game_id(game_id)
+        return self._cache.get(game_id) or await self.load(game_id)
+
+    def _remember(self, loaded: Loaded) -> Loaded:
+        """Cache the game at its version (bounded: the oldest-cached game goes first)."""
+        if loaded.game_id not in self._cache and len(self._cache) >= MAX_CACHED_GAMES:
+            self._cache.pop(next(iter(self._cache)))
+        self._cache[loaded.game_id] = loaded
+        return loaded
+
+    def _appended(self, loaded: Loaded, events: list[NewEvent], version: int) -> Loaded:
+        """Return (and cache) the game after events this runner appended right after loaded.
+
+        Payloads go through one JSON round trip so the state equals what a reload from
+        the store would fold (tuples become lists, as they do on disk)."""
+        first = version - len(events) + 1
+        assert first == loaded.version + 1, (first, loaded.version)
+        envs = [_as_stored(game_stream(loaded.game_id), first + i, e) for i, e in enumerate(events)]
+        return self._remember(_apply(loaded, envs))
 
     async def create(
         self,
@@ -198,12 +218,15 @@ class GameRunner:
         for seat, player in seats.items():
             if not player:
                 raise InvalidArgument("seats", f"seat {quote(seat)} needs a player id")
-        setup = Setup(seats=dict(seats), options=dict(options))
+        pin = getattr(rules, "new_game_options", None)
+        options = pin(options) if pin is not None else dict(options)
+        public, sealed = seal_options(rules, options)
+        setup = Setup(seats=dict(seats), options=public)
         events = rules.initial_events(game_id, setup)
         commitment = await self.dice.commit_seed(game_id, client_seed)
-        created = NewEvent(
-            GAME_CREATED, {"game": game, "seats": dict(seats), "options": dict(options)}
-        )
+        for deck, cards in sealed.items():  # face down in the deck service, never in GameCreated
+            await self.deck.seal(game_id, deck, cards)
+        created = NewEvent(GAME_CREATED, {"game": game, "seats": dict(seats), "options": public})
         try:
             await self.store.append(
                 game_stream(game_id), 0, [created, *(to_new_event(e) for e in events)]
@@ -223,39 +246,59 @@ class GameRunner:
         return loaded
 
     async def submit(
-        self, game_id: str, command: Command, command_id: str = "", expected: int | None = None
+        self,
+        game_id: str,
+        command: Command,
+        command_id: str = "",
+        expected: int | None = None,
+        check: Callable[[Loaded], None] | None = None,
     ) -> tuple[Loaded, bool]:
         """Decide and append a seat's command; return the game after chance and dedupe flag.
 
-        A command id the seat already used answers its first result (the version after its
-        events and the chance they caused) before the version and "game over" checks, after
-        answering any chance a crash left pending; the same id with other content is
+        The game comes from the cache (one store read only when it is not cached); the
+        conditional append catches a stale cache, which is then reloaded and the command
+        decided again; so is a refusal (only a refusal judged on the stream as read now is
+        answered). check (e.g. "the seat is not taken over") runs on every state the
+        command is decided on. A command id the seat already used answers its first result
+        (the version after its events and the chance they caused) before the version and
+        "game over" checks: the append dedupes it atomically when the checks pass, and a
+        failed check looks the id up before it raises; the same id with other content is
         AlreadyExists.
         """
+        stream = game_stream(game_id)
+        fresh = False
         for _ in range(RETRIES):
-            loaded = await self.current(game_id)
+            loaded = await (self.load(game_id) if fresh else self.latest(game_id))
+            if not loaded.ended and _waits_for_chance(loaded):
+                loaded = await self.run_chance(game_id, loaded)
             key = command_key(loaded, command, command_id)
-            if key and (prior := await self.store.command_result(game_stream(game_id), key)):
-                return await self.first_result(game_id, prior.version), True
-            if expected is not None and expected != loaded.version:
-                raise VersionConflict(game_stream(game_id), expected, loaded.version)
-            if loaded.ended:
-                raise RuleViolation(f"game {game_id!r} is over")
-            events = loaded.rules.decide(loaded.state, command)
             try:
-                res = await self.store.append(
-                    game_stream(game_id),
-                    loaded.version,
-                    [to_new_event(e, command_id) for e in events],
-                    key,
-                )
+                if check is not None:
+                    check(loaded)
+                if expected is not None and expected != loaded.version:
+                    raise VersionConflict(stream, expected, loaded.version)
+                if loaded.ended:
+                    raise RuleViolation(f"game {game_id!r} is over")
+                events = [
+                    to_new_event(e, command_id) for e in loaded.rules.decide(loaded.state, command)
+                ]
+            except DomainError:
+                if not fresh:
+                    fresh = True  # judged on the cache: judge again on the stream as it is
+                    continue
+                if key and (prior := await self.store.command_result(stream, key)):
+                    return await self.first_result(game_id, prior.version), True
+                raise
+            try:
+                res = await self.store.append(stream, loaded.version, events, key)
             except VersionConflict:
-                if expected is not None:
-                    raise
+                fresh = True  # another writer got there first: reload and decide again
                 continue
             if res.deduplicated:
                 return await self.first_result(game_id, res.version), True
-            return await self.run_chance(game_id), False
+            return await self.run_chance(
+                game_id, self._appended(loaded, events, res.version)
+            ), False
         raise RuleViolation("the game is busy; retry the command")
 
     async def record_seat(
@@ -292,26 +335,29 @@ class GameRunner:
             version = env.version
         return replace(now, version=version)
 
-    async def run_chance(self, game_id: str) -> Loaded:
+    async def run_chance(self, game_id: str, loaded: Loaded | None = None) -> Loaded:
         """Answer every pending chance decision once (keyed by the decision), then close the
-        game if it is over; another runner answering the same decision is not an error."""
+        game if it is over; another runner answering the same decision is not an error.
+
+        Starts from loaded (a state this runner just appended) or the cache; a conflicting
+        append means another runner moved on, so the stream is read again."""
+        current = loaded or await self.latest(game_id)
         for _ in range(MAX_CHANCE_STEPS):
-            loaded = await self.load(game_id)
-            pending: Pending | None = loaded.rules.pending(loaded.state)
+            pending: Pending | None = current.rules.pending(current.state)
             if pending is None or pending.seat != CHANCE:
-                if pending is None and not loaded.ended:
-                    return await self._end(loaded)
-                return loaded
+                if pending is None and not current.ended:
+                    return await self._end(current)
+                return current
             assert pending.chance is not None
-            key = decision_key(game_id, loaded.version)
-            cmd = await self.draw(game_id, pending.chance, key)
-            events = loaded.rules.decide(loaded.state, cmd)
+            key = decision_key(game_id, current.version)
+            cmd = await self.draw(game_id, seated(pending.chance, current.seats), key)
+            events = [to_new_event(e, key) for e in current.rules.decide(current.state, cmd)]
             try:
-                await self.store.append(
-                    game_stream(game_id), loaded.version, [to_new_event(e, key) for e in events]
-                )
+                res = await self.store.append(game_stream(game_id), current.version, events)
             except VersionConflict:
-                continue  # answered meanwhile by another runner (with the same keyed draw)
+                current = await self.load(game_id)  # answered meanwhile (same keyed draw)
+                continue
+            current = self._appended(current, events, res.version)
         raise RuleViolation("chance did not settle; the engine keeps asking for dice")
 
     async def draw(self, game_id: str, req: ChanceRequest, key: str) -> Command:
@@ -332,16 +378,66 @@ class GameRunner:
         outcome = loaded.rules.outcome(loaded.state) or {}
         data = {"outcome": outcome, "state_hash": loaded.rules.state_hash(loaded.state)}
         key = decision_key(loaded.game_id, loaded.version)
+        events = [NewEvent(GAME_ENDED, data, causation_id=key)]
         try:
-            await self.store.append(
-                game_stream(loaded.game_id),
-                loaded.version,
-                [NewEvent(GAME_ENDED, data, causation_id=key)],
-            )
+            res = await self.store.append(game_stream(loaded.game_id), loaded.version, events)
+            ended = self._appended(loaded, events, res.version)
         except VersionConflict:
-            pass
+            # another instance ended it (and noted its solo record)
+            ended = await self.load(loaded.game_id)
+        else:
+            solo_key = getattr(loaded.rules, "solo_key", None)
+            if solo_key is not None:
+                await note_game_end(
+                    self.store,
+                    loaded.game,
+                    loaded.game_id,
+                    loaded.seats,
+                    solo_key(loaded.state),
+                    outcome,
+                )
         await self.dice.reveal(loaded.game_id)
-        return await self.load(loaded.game_id)
+        return ended
+
+
+def _as_stored(stream: str, version: int, ev: NewEvent) -> Envelope:
+    """Return a just-appended event as a read from the store would (no position/hashes)."""
+    return Envelope(
+        event_id=ev.event_id,
+        stream=stream,
+        version=version,
+        position=0,
+        type=ev.type,
+        schema_version=ev.schema_version,
+        occurred_at="",
+        correlation_id=ev.correlation_id,
+        causation_id=ev.causation_id,
+        visibility=normalize_visibility(ev.visibility),
+        data=json.loads(canonical_json(ev.data)),
+        prev_hash="",
+        hash="",
+    )
+
+
+def _apply(cached: Loaded, envs: list[Envelope]) -> Loaded:
+    """Return the game after stored events that follow its version."""
+    state = fold(cached.rules, envs, cached.state)
+    ended = cached.ended or any(e.type == GAME_ENDED for e in envs)
+    outcome = next((e.data.get("outcome") for e in envs if e.type == GAME_ENDED), None)
+    status = dict(cached.seat_status)
+    for e in envs:
+        status = seat_status(status, e.type, dict(e.data))
+    return Loaded(
+        cached.game_id,
+        cached.game,
+        cached.rules,
+        cached.seats,
+        state,
+        envs[-1].version,
+        ended,
+        outcome if outcome is not None else cached.outcome,
+        status,
+    )
 
 
 def _waits_for_chance(loaded: Loaded) -> bool:

@@ -16,6 +16,7 @@ from services.kernel.grpcx.structs import client_struct, to_struct
 from services.rules.common.api import CHANCE, Command
 from services.rules.registry import ENGINES
 from services.rules.runner import GameRunner, Loaded, new_game_id
+from services.rules.solo_records import check_request, read_record
 
 SERVICE_NAME = rules_pb2.DESCRIPTOR.services_by_name["RulesService"].full_name
 
@@ -32,6 +33,29 @@ def _authorize(loaded: Loaded, principal: Principal, seat: str) -> str:
     if not principal.is_service and loaded.seats[seat] != principal.subject:
         raise PermissionDenied(f"seat {quote(seat)} of game {loaded.game_id!r} is not yours")
     return seat
+
+
+def _legal(loaded: Loaded, seat: str) -> list[rules_pb2.LegalCommand]:
+    """Return a seat's legal commands as the API lists them."""
+    return [
+        rules_pb2.LegalCommand(kind=c.kind, args=to_struct(c.args))
+        for c in loaded.rules.legal_commands(loaded.state, seat)
+    ]
+
+
+def _next_turn(loaded: Loaded, principal: Principal) -> rules_pb2.NextTurn | None:
+    """Return the decision a game waits for, with the seat's legal commands only when the
+    caller holds that seat (or is a service)."""
+    pending = loaded.rules.pending(loaded.state)
+    if pending is None:
+        return None
+    seat = pending.seat
+    holds = seat in loaded.seats and (
+        principal.is_service or loaded.seats[seat] == principal.subject
+    )
+    return rules_pb2.NextTurn(
+        waiting_for=seat, decision=pending.kind, commands=_legal(loaded, seat) if holds else []
+    )
 
 
 class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
@@ -77,15 +101,23 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         if not request.kind:
             raise InvalidArgument("kind", "is required; see ListLegalCommands")
         args = client_struct(request.args, "args")
-        loaded = await self.runner.current(request.game_id)
+        loaded = await self.runner.latest(request.game_id)
         seat = _authorize(loaded, principal, request.seat)
         expected = request.expected_version or None
-        if not principal.is_service and loaded.seat_status.get(seat) == "taken_over":
-            raise RuleViolation(
-                f"seat {seat!r} is played by a bot; reclaim it first (RecordSeatEvent reclaimed)"
-            )
+
+        def not_taken_over(game: Loaded) -> None:
+            if not principal.is_service and game.seat_status.get(seat) == "taken_over":
+                raise RuleViolation(
+                    f"seat {seat!r} is played by a bot; reclaim it first "
+                    "(RecordSeatEvent reclaimed)"
+                )
+
         after, dedup = await self.runner.submit(
-            request.game_id, Command(seat, request.kind, args), request.command_id, expected
+            request.game_id,
+            Command(seat, request.kind, args),
+            request.command_id,
+            expected,
+            not_taken_over,
         )
         outcome = after.outcome if after.ended else None
         return rules_pb2.SubmitCommandResponse(
@@ -93,6 +125,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
             deduplicated=dedup,
             outcome=to_struct(outcome) if outcome else None,
             ended=after.ended,
+            next_turn=None if after.ended or dedup else _next_turn(after, principal),
         )
 
     @rpc
@@ -160,6 +193,27 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         expected = request.expected_version or None
         after = await self.runner.record_seat(request.game_id, request.seat, request.kind, expected)
         return rules_pb2.RecordSeatEventResponse(version=after.version, ended=after.ended)
+
+    @rpc
+    async def GetSoloRecord(
+        self,
+        request: rules_pb2.GetSoloRecordRequest,
+        context: grpc.aio.ServicerContext,
+        principal: Principal,
+    ) -> rules_pb2.GetSoloRecordResponse:
+        """Return a player's best solo record for a variant and challenge."""
+        player = request.player_id or principal.subject
+        check_request(request.game, player, request.variant, request.challenge)
+        if not principal.is_service and player != principal.subject:
+            raise PermissionDenied("player_id: a player may only read their own solo records")
+        rec = await read_record(
+            self.runner.store, request.game, player, request.variant, request.challenge
+        )
+        if rec is None:
+            return rules_pb2.GetSoloRecordResponse(found=False)
+        return rules_pb2.GetSoloRecordResponse(
+            found=True, turns=rec.turns, kind=rec.kind, game_id=rec.game_id, victories=rec.victories
+        )
 
     @rpc
     async def ListGames(

@@ -106,6 +106,14 @@ async def wait_for_players(
 GAME_OPTIONS: dict[str, dict[str, Any]] = {"land": {"short_game": True, "max_turns": 1}}
 
 
+class CreateRefused(Exception):
+    """CreateGame answered INVALID_ARGUMENT: the game (seats, options) was refused."""
+
+    def __init__(self, details: str) -> None:
+        super().__init__(details)
+        self.details = details
+
+
 @dataclass(frozen=True)
 class Ack:
     """A SubmitCommand the server answered OK: its command id and the version it reported."""
@@ -138,6 +146,8 @@ async def play(
     try:
         await replicas.call(first, "CreateGame", create, host)
     except grpc.aio.AioRpcError as err:  # a retried create that had landed
+        if err.code() == grpc.StatusCode.INVALID_ARGUMENT:
+            raise CreateRefused(str(err.details())) from err
         if err.code() != grpc.StatusCode.ALREADY_EXISTS:
             raise
     turns, view = 0, {}

@@ -6,14 +6,13 @@ import asyncio
 import uuid
 from typing import Any
 
-import grpc
 import pytest
 from fallen.projections.v1.projections_pb2_grpc import ProjectionServiceStub
 
 from services.bots.policies import policy_for
 from tests.stack.checks import audit_report, lost_acks, views_converge
 from tests.stack.compose import REDIS_PORT, Stack
-from tests.stack.play import Ack, Replicas, play, served_games
+from tests.stack.play import Ack, CreateRefused, Replicas, play, served_games
 
 GAMES_PER_KIND = 1
 CONVERGE_TIMEOUT_S = 90.0
@@ -24,16 +23,20 @@ pytestmark = pytest.mark.timeout(900)
 async def play_any(
     replicas: Replicas, views: Replicas, game: str, gid: str, seats: list[str], acks: list[Ack]
 ) -> dict[str, Any]:
-    """Play a game with every seat ListGames names, or with fewer when the pool refuses."""
+    """Play a game with every seat ListGames names, or with fewer when CreateGame refuses
+    the seat count (e.g. rules-land serves 2-5 of land's 6 seats). Any other error, also
+    one of a later command, fails the test as it is."""
+    refused = []
     for n in range(len(seats), 1, -1):
         players = {seat: f"bot-{seat}-{gid}" for seat in seats[:n]}
         policies = {seat: policy_for(game, "random") for seat in seats[:n]}
         try:
             return await play(replicas, views, 0, game, gid, players, policies, acks)
-        except grpc.aio.AioRpcError as err:  # e.g. rules-land serves 2-5 of land's 6 seats
-            if err.code() != grpc.StatusCode.INVALID_ARGUMENT or "seats" not in str(err.details()):
+        except CreateRefused as err:
+            if "seats" not in err.details:
                 raise
-    raise AssertionError(f"{game}: no seat count accepted")
+            refused.append(f"{n} seats: {err.details}")
+    raise AssertionError(f"{game}: no seat count accepted: {refused}")
 
 
 async def test_every_rules_service_plays_bot_games_whose_views_and_audit_hold(stack: Stack):

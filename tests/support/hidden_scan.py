@@ -36,9 +36,10 @@ def vocabulary(game: str, envs: list[Envelope]) -> set[str]:
     """Return the card ids of a game: the catalog plus strings under card keys."""
     vocab = set(CARDS) if game == "toy" else set()
     if game == "fallen":
-        from services.rules.fallen.cards import catalog
+        from services.rules.fallen.cards import VERSIONS, catalog_of
 
-        vocab |= set(catalog().cards)
+        for version in VERSIONS:  # every released card-data set
+            vocab |= set(catalog_of(version).cards)
     if game == "worlds":
         from services.rules.worlds.cards import catalog as worlds_catalog
 

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from services.kernel.canonical import GENESIS_HASH, chain_hash
+from services.kernel.canonical import GENESIS_HASH, canonical_json, chain_hash_encoded
 from services.kernel.envelope import Envelope, NewEvent, normalize_visibility
 from services.kernel.errors import AlreadyExists, InvalidArgument, quote
 
@@ -188,28 +188,41 @@ def seal(
     occurred_at: str,
 ) -> list[Envelope]:
     """Return the events as envelopes chained after prev_hash (position left 0)."""
-    out: list[Envelope] = []
+    sealed = seal_encoded(stream, start_version, prev_hash, events, occurred_at)
+    return [env for env, _, _ in sealed]
+
+
+def seal_encoded(
+    stream: str,
+    start_version: int,
+    prev_hash: str,
+    events: Sequence[NewEvent],
+    occurred_at: str,
+) -> list[tuple[Envelope, str, str]]:
+    """Return (envelope, visibility JSON, data JSON) per event, chained after prev_hash:
+    each payload is encoded once, for its hash and for the store."""
+    out: list[tuple[Envelope, str, str]] = []
     for i, ev in enumerate(events):
         version = start_version + i
         vis = normalize_visibility(ev.visibility)
-        h = chain_hash(stream, version, ev.type, vis, ev.data, prev_hash)
-        out.append(
-            Envelope(
-                event_id=ev.event_id,
-                stream=stream,
-                version=version,
-                position=0,
-                type=ev.type,
-                schema_version=ev.schema_version,
-                occurred_at=occurred_at,
-                correlation_id=ev.correlation_id,
-                causation_id=ev.causation_id,
-                visibility=vis,
-                data=ev.data,
-                prev_hash=prev_hash,
-                hash=h,
-            )
+        vis_json, data_json = canonical_json(vis), canonical_json(ev.data)
+        h = chain_hash_encoded(stream, version, ev.type, vis_json, data_json, prev_hash)
+        env = Envelope(
+            event_id=ev.event_id,
+            stream=stream,
+            version=version,
+            position=0,
+            type=ev.type,
+            schema_version=ev.schema_version,
+            occurred_at=occurred_at,
+            correlation_id=ev.correlation_id,
+            causation_id=ev.causation_id,
+            visibility=vis,
+            data=ev.data,
+            prev_hash=prev_hash,
+            hash=h,
         )
+        out.append((env, vis_json, data_json))
         prev_hash = h
     return out
 

@@ -41,7 +41,7 @@ from services.kernel.store.base import (
     first_prev_hash,
     now_iso,
     replay_record,
-    seal,
+    seal_encoded,
     validate_append,
     validate_command,
 )
@@ -68,6 +68,19 @@ def encode_envelope(env: Envelope) -> str:
     body = env.to_dict()
     del body["position"]
     return canonical_json(body)
+
+
+def encode_sealed(env: Envelope, visibility_json: str, data_json: str) -> str:
+    """Return encode_envelope(env), given its visibility and data already as canonical JSON
+    (the same text, without encoding the payload a second time)."""
+    c = canonical_json
+    return (
+        f'{{"causation_id":{c(env.causation_id)},"correlation_id":{c(env.correlation_id)},'
+        f'"data":{data_json},"event_id":{c(env.event_id)},"hash":{c(env.hash)},'
+        f'"occurred_at":{c(env.occurred_at)},"prev_hash":{c(env.prev_hash)},'
+        f'"schema_version":{c(env.schema_version)},"stream":{c(env.stream)},'
+        f'"type":{c(env.type)},"version":{c(env.version)},"visibility":{visibility_json}}}'
+    )
 
 
 def decode_envelope(body: str, position: int) -> Envelope:
@@ -162,7 +175,7 @@ class RedisEventStore:
             # the last head this client wrote saves a round trip; the script re-checks it
             cached = self._known_heads.pop(stream, None)
             base_version, base_hash = cached or await self._head(stream)
-            sealed = seal(
+            sealed = seal_encoded(
                 stream,
                 base_version + 1,
                 first_prev_hash(base_version, base_hash or None),
@@ -175,15 +188,15 @@ class RedisEventStore:
                 base_version,
                 base_hash,
                 cmd_field,
-                sealed[-1].hash,
+                sealed[-1][0].hash,
                 key.digest if key else "",
                 self.dedupe_ttl_s,
-                *(encode_envelope(env) for env in sealed),
+                *(encode_sealed(*parts) for parts in sealed),
             ]
             reply = await self._append(keys=keys, args=args)
             outcome = reply[0]
             if outcome == "ok":
-                self._remember_head(stream, int(reply[1]), sealed[-1].hash)
+                self._remember_head(stream, int(reply[1]), sealed[-1][0].hash)
                 return AppendResult(
                     stream=stream,
                     version=int(reply[1]),

@@ -9,7 +9,6 @@ import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from services.kernel.canonical import canonical_json
 from services.kernel.envelope import Envelope, NewEvent
 from services.kernel.errors import VersionConflict
 from services.kernel.store.base import (
@@ -22,7 +21,7 @@ from services.kernel.store.base import (
     now_iso,
     replay_record,
     result_record,
-    seal,
+    seal_encoded,
     validate_append,
     validate_command,
 )
@@ -150,11 +149,11 @@ class SqliteEventStore:
                 version, head_hash = (row[0], row[1]) if row else (0, None)
                 if expected_version != ANY_VERSION and expected_version != version:
                     raise VersionConflict(stream, expected_version, version)
-                sealed = seal(
+                sealed = seal_encoded(
                     stream, version + 1, first_prev_hash(version, head_hash), events, now_iso()
                 )
                 written: list[Envelope] = []
-                for env in sealed:
+                for env, vis_json, data_json in sealed:
                     cur.execute(
                         f"INSERT INTO events ({COLUMNS}) VALUES (NULL,?,?,?,?,?,?,?,?,?,?,?,?)",
                         (
@@ -166,8 +165,8 @@ class SqliteEventStore:
                             env.occurred_at,
                             env.correlation_id,
                             env.causation_id,
-                            canonical_json(env.visibility),
-                            canonical_json(env.data),
+                            vis_json,
+                            data_json,
                             env.prev_hash,
                             env.hash,
                         ),

@@ -1,7 +1,18 @@
-"""Card data: loads services/rules/fallen/cards/*.yaml into one read-only catalog."""
+"""Card data: loads one released data set of services/rules/fallen/cards/ into a catalog.
+
+Every released card-data set stays loadable (docs/games/fallen.md, "Card-data versions"):
+version 1 is the original data in cards/*.yaml; version N's directory cards/vN/ holds only
+the files changed in that release, the others come from the newest earlier version. A game
+records the version it was created with (option ``card_data``, absent = 1); the engine
+activates that version (``using``) while it decides, lists legal answers or builds a view,
+so ``card``/``catalog`` answer from the game's own data.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -10,6 +21,10 @@ from typing import Any
 import yaml
 
 CARD_DIR = Path(__file__).with_name("cards")
+FIRST = 1
+LATEST = 2
+VERSIONS = tuple(range(FIRST, LATEST + 1))
+_ACTIVE: ContextVar[int] = ContextVar("fallen_card_data", default=LATEST)
 
 Card = dict[str, Any]
 
@@ -62,13 +77,49 @@ class Catalog:
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-def _load(name: str) -> Any:
-    return yaml.load((CARD_DIR / f"{name}.yaml").read_text(), Loader=_LOADER)
+def data_file(version: int, name: str) -> Path:
+    """Return the file a data version reads for one card kind (its own, else an earlier one)."""
+    for v in range(version, FIRST, -1):
+        path = CARD_DIR / f"v{v}" / f"{name}.yaml"
+        if path.exists():
+            return path
+    return CARD_DIR / f"{name}.yaml"
+
+
+def data_version() -> int:
+    """Return the card-data version active now (the game's own inside the engine)."""
+    return _ACTIVE.get()
+
+
+def since(version: int) -> bool:
+    """Return whether the active data version is at least ``version`` (rule fixes tied to it)."""
+    return _ACTIVE.get() >= version
+
+
+@contextmanager
+def using(version: int) -> Iterator[None]:
+    """Make ``version`` the active card data for the duration of the block."""
+    token = _ACTIVE.set(version)
+    try:
+        yield
+    finally:
+        _ACTIVE.reset(token)
+
+
+def catalog() -> Catalog:
+    """Return the catalog of the active card-data version (each version loaded once)."""
+    return catalog_of(_ACTIVE.get())
 
 
 @cache
-def catalog() -> Catalog:
-    """Return the catalog of every Fallen card (loaded once)."""
+def catalog_of(version: int) -> Catalog:
+    """Return the catalog of one released card-data version."""
+    if version not in VERSIONS:
+        raise ValueError(f"unknown Fallen card-data version {version}; known: {VERSIONS}")
+
+    def _load(name: str) -> Any:
+        return yaml.load(data_file(version, name).read_text(), Loader=_LOADER)
+
     cards: dict[str, Card] = {}
 
     def add(card: Card, kind: str) -> None:
@@ -112,11 +163,11 @@ def catalog() -> Catalog:
 
 
 def card(card_id: str) -> Card:
-    """Return one card's data."""
-    return catalog().cards[card_id]
+    """Return one card's data (from the active data version)."""
+    return catalog_of(_ACTIVE.get()).cards[card_id]
 
 
 def name_of(card_id: str) -> str:
     """Return a card's display name."""
-    c = catalog().cards.get(card_id, {})
+    c = catalog_of(_ACTIVE.get()).cards.get(card_id, {})
     return str(c.get("name", card_id))

@@ -6,6 +6,7 @@ and "Challenge Summary"); each step reads the challenge vars ("ch.*") it needs.
 
 from __future__ import annotations
 
+from services.rules.fallen import decks
 from services.rules.fallen import derived as dv
 from services.rules.fallen.cards import card
 from services.rules.fallen.effects import run_effects
@@ -36,11 +37,14 @@ def _challenge(ctx: Ctx, a: Args) -> None:
         wound=a.get("wound", 0),
     )
     reward = a.get("reward")
-    if reward:
+    steps: list[tuple[str, Args]] = []
+    if reward and decks.dealt(ctx.state):  # the deck service moves the two cards, unseen
+        steps.append(decks.move(f"{reward}.deck", "reward.face_down", 2))
+    elif reward:
         deck = f"{reward}.deck"
         for cid in ctx.state.zone(deck)[:2]:
             ctx.move(cid, deck, "reward.face_down")
-    steps: list[tuple[str, Args]] = [("fb_effects", {})] if final else []
+    steps += [("fb_effects", {})] if final else []
     if a.get("wound"):
         steps.append(("wound", {"side": HERO, "n": int(a["wound"])}))
     steps += [

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from services.rules.fallen import decks
 from services.rules.fallen import derived as dv
-from services.rules.fallen.cards import card
+from services.rules.fallen.abilities import FIXED_IN
+from services.rules.fallen.cards import card, since
 from services.rules.fallen.effects import run_effects
 from services.rules.fallen.flow import Args, Ctx, answer, task
+from services.rules.fallen.rolls import gain_new_dice, granted_dice
 from services.rules.fallen.state import DL, HERO
 from services.rules.fallen.wounds import kill
 
@@ -23,6 +26,8 @@ def _refresh_check(ctx: Ctx, a: Args) -> None:
 
 @task("ask_activate")
 def _ask_activate(ctx: Ctx, a: Args) -> None:
+    if since(FIXED_IN):  # checked at the moment of activation: a card played before it
+        _refresh_check(ctx, a)  # may have exhausted the last refreshed Creature
     s = ctx.state
     slots = [x for x in dv.live_slots(s) if dv.creature_in(s, x) not in s.exhausted]
     if not slots:
@@ -42,6 +47,9 @@ def _activated(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
     slot = int(args["slot"])
     cid = dv.creature_in(ctx.state, slot)
     assert cid is not None
+    if since(FIXED_IN):
+        _activate(ctx, slot, cid)
+        return
     exhaust_creature(ctx, slot)
     c = card(cid)
     attr = ctx.state.var("ch.attribute")
@@ -54,6 +62,32 @@ def _activated(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
     ability = c.get("ability", {})
     if matches and ability.get("when") == "activate":
         run_effects(ctx, DL, list(ability.get("effects", ())), cid)
+
+
+def _activate(ctx: Ctx, slot: int, cid: str) -> None:
+    """Activate a Creature: its ability waits until the "when exhausted" window has closed,
+    so a kill or a cancel played there pre-empts it (Creature Abilities)."""
+    matches = ctx.state.var("ch.attribute") in card(cid).get("icons", ())
+    ctx.setv("ch.slot", slot)
+    ctx.setv("ch.creature", cid)
+    ctx.setv("ch.ability", matches)
+    ctx.note("creature_activated", slot=slot, creature=cid, ability=matches)
+    ctx.push(("activation_ability", {"slot": slot, "creature": cid}))
+    exhaust_creature(ctx, slot)  # "when exhausted" triggers and window come before the ability
+    ctx.push(("fire", {"event": "activate"}))  # cards that trigger on activation, first
+
+
+@task("activation_ability")
+def _activation_ability(ctx: Ctx, a: Args) -> None:
+    """Use the active Creature's "when activated" ability unless it was killed or cancelled."""
+    ability = card(a["creature"]).get("ability", {})
+    if ability.get("when") != "activate":
+        return
+    if dv.creature_in(ctx.state, a["slot"]) != a["creature"] or not ctx.state.var("ch.ability"):
+        if ctx.state.var("ch.attribute") in card(a["creature"]).get("icons", ()):
+            ctx.note("creature_ability_skipped", creature=a["creature"])
+        return
+    run_effects(ctx, DL, list(ability.get("effects", ())), a["creature"])
 
 
 def exhaust_creature(ctx: Ctx, slot: int) -> None:
@@ -75,6 +109,10 @@ def exhaust_creature(ctx: Ctx, slot: int) -> None:
 
 def _draw_creature(ctx: Ctx, level: int, slot: int, exhausted: bool) -> None:
     deck = f"creature.{level}.deck"
+    if decks.dealt(ctx.state):  # the deck service deals it: the rest of the task waits
+        then = ("creature_drawn", {"slot": slot, "exhausted": exhausted})
+        ctx.push(decks.draw(deck, f"slot.{slot}", 1, then))
+        return
     top = ctx.state.zone(deck)
     if not top:
         return
@@ -83,15 +121,36 @@ def _draw_creature(ctx: Ctx, level: int, slot: int, exhausted: bool) -> None:
     ctx.note("creature_enters", slot=slot, creature=top[0], exhausted=exhausted)
 
 
+@task("creature_drawn")
+def _creature_drawn(ctx: Ctx, a: Args) -> None:
+    for cid in a["cards"]:
+        ctx.exhaust(cid, bool(a["exhausted"]))
+        ctx.note("creature_enters", slot=a["slot"], creature=cid, exhausted=a["exhausted"])
+
+
 @task("replace_dead")
 def _replace_dead(ctx: Ctx, a: Args) -> None:
     """Put killed Creatures under their level's deck and draw replacements (exhausted)."""
+    if decks.dealt(ctx.state):  # one replacement at a time: each draw waits for the deck service
+        dead = [(slot, cid) for slot in dv.SLOTS for cid in ctx.state.zone(f"dead.{slot}")]
+        if dead:  # the replacement is dealt first, so the killed one is not drawn back
+            slot, cid = dead[0]
+            ctx.push(("bury", {"slot": slot, "card": cid}), ("replace_dead", {}))
+            _draw_creature(ctx, int(card(cid)["level"]), slot, True)
+        return
     for slot in dv.SLOTS:
         for cid in ctx.state.zone(f"dead.{slot}"):
             level = int(card(cid)["level"])
             ctx.exhaust(cid, False)
             ctx.move(cid, f"dead.{slot}", f"creature.{level}.deck", bottom=True)
             _draw_creature(ctx, level, slot, True)
+
+
+@task("bury")
+def _bury(ctx: Ctx, a: Args) -> None:
+    cid, slot = a["card"], a["slot"]
+    ctx.exhaust(cid, False)
+    ctx.move(cid, f"dead.{slot}", f"creature.{card(cid)['level']}.deck", bottom=True)
 
 
 def upgrade_options(ctx: Ctx) -> list[tuple[str, Args]]:
@@ -101,7 +160,8 @@ def upgrade_options(ctx: Ctx) -> list[tuple[str, Args]]:
     for slot in dv.live_slots(s):
         cid = dv.creature_in(s, slot)
         level = int(card(cid)["level"]) if cid else 3
-        if level < 3 and s.count(f"xp.{DL}") >= level + 1 and s.zone(f"creature.{level + 1}.deck"):
+        up = f"creature.{level + 1}.deck"
+        if level < 3 and s.count(f"xp.{DL}") >= level + 1 and decks.size(s, up):
             out.append(("upgrade", {"slot": slot}))
     return out
 
@@ -135,8 +195,8 @@ def _upgraded(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
     ctx.exhaust(cid, False)
     ctx.note("creature_upgraded", slot=slot, creature=cid)
     ctx.move(cid, f"slot.{slot}", f"creature.{level}.deck", bottom=True)
+    ctx.push(("upgrades", {}))  # after the replacement (a dealt draw is pushed before it)
     _draw_creature(ctx, level + 1, slot, was_exhausted)
-    ctx.push(("upgrades", {}))
 
 
 # --- targets chosen by effects --------------------------------------------------------
@@ -199,5 +259,8 @@ def _picked_slot(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
     """Bind the card to the slot: a Dungeon Lord's card is an Augment, a Hero's a Curse."""
     cid, slot = data["card"], int(args["slot"])
     binding = "augment" if card(cid)["side"] == DL else "curse"
+    before = granted_dice(ctx.state)
     ctx.move(cid, "limbo", f"{binding}.{slot}")
+    if since(FIXED_IN):
+        gain_new_dice(ctx, before)  # a die added to the active Creature is gained at once
     ctx.note("card_bound", card=cid, slot=slot, binding=binding)

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import cache
 from typing import Any
 
-from services.rules.fallen.cards import card, catalog
+from services.rules.fallen.cards import card, catalog_of, data_version
 from services.rules.fallen.state import DL, HERO, State, other
 
 SWORDS = {"sword": 1, "two_swords": 2, "sword_symbol": 1}
@@ -251,5 +252,10 @@ def swords(state: State, seat: str) -> int:
 
 
 def skills_of(hero: str) -> list[str]:
-    """Return a hero's skill card ids."""
-    return catalog().ids("skill", hero=hero)
+    """Return a hero's skill card ids (a fresh list; the scan of the catalog is cached)."""
+    return list(_skills_of(data_version(), hero))
+
+
+@cache
+def _skills_of(version: int, hero: str) -> tuple[str, ...]:
+    return tuple(catalog_of(version).ids("skill", hero=hero))

@@ -11,7 +11,8 @@ from collections.abc import Callable
 from typing import Any
 
 from services.rules.fallen import derived as dv
-from services.rules.fallen.cards import card
+from services.rules.fallen.abilities import FIXED_IN, end_ability, from_ability, record
+from services.rules.fallen.cards import card, since
 from services.rules.fallen.flow import Args, Ctx, answer, task
 from services.rules.fallen.state import DL, HERO, State, other
 
@@ -182,6 +183,8 @@ def _add_dice(ctx: Ctx, seat: str, arg: Any, src: str) -> None:
 def _add_swords(ctx: Ctx, seat: str, arg: Any, src: str) -> None:
     if dv.in_challenge(ctx.state):
         ctx.setv(f"ch.swords.{seat}", int(ctx.state.var(f"ch.swords.{seat}", 0)) + _n(arg))
+        if from_ability(ctx, src):
+            record(ctx, "swords", _n(arg))
 
 
 def _whose(seat: str, arg: Any) -> str:
@@ -294,7 +297,16 @@ def _heal(ctx: Ctx, seat: str, arg: Any, src: str) -> None:
 
 @op("block")
 def _block(ctx: Ctx, seat: str, arg: Any, src: str) -> None:
-    ctx.add(f"shield.{seat}", _n(arg), "block")
+    """Block n Wounds: while Wounds are being dealt to the seat, those Wounds only
+    (data 2+, "A number of Wound tokens are canceled equal to the amount of the block");
+    otherwise ("this challenge") a shield standing until the challenge ends (register #5)."""
+    n = _n(arg)
+    if since(FIXED_IN) and ctx.state.var("dealing") == seat:
+        ctx.add(f"parry.{seat}", n, "block")
+        return
+    ctx.add(f"shield.{seat}", n, "block")
+    if from_ability(ctx, src):
+        record(ctx, "block", n)
 
 
 # --- track, cards, rewards ------------------------------------------------------------
@@ -365,6 +377,7 @@ def _cancel_ability(ctx: Ctx, seat: str, arg: Any, src: str) -> None:
     if ctx.state.var("ch.ability"):
         ctx.setv("ch.ability", False)
         ctx.note("ability_cancelled", slot=ctx.state.var("ch.slot"))
+        end_ability(ctx, "cancelled")
 
 
 @op("destroy_equipment")
@@ -389,7 +402,8 @@ def _mod(ctx: Ctx, seat: str, arg: Any, src: str) -> None:
     who = arg.get("seat", "self")
     whom = seat if who == "self" else other(seat) if who == "opponent" else who
     mods = ctx.state.var("ch.mods", [])
-    ctx.setv("ch.mods", [*mods, dict(arg, seat=whom)])
+    mod = dict(arg, seat=whom, src=src) if from_ability(ctx, src) else dict(arg, seat=whom)
+    ctx.setv("ch.mods", [*mods, mod])
 
 
 @op("roll_die")

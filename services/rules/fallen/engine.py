@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from services.kernel.errors import RuleViolation
+from services.kernel.errors import InvalidArgument, RuleViolation
 
 # Importing the rule modules registers their tasks, answers and option functions.
 from services.rules.fallen import (  # noqa: F401
     challenge,
     creatures,
+    decks,
     effects,
     equipment,
     explain,
@@ -25,12 +26,13 @@ from services.rules.fallen import (  # noqa: F401
     wounds,
 )
 from services.rules.fallen import setup as setup_mod
-from services.rules.fallen.cards import catalog
-from services.rules.fallen.flow import REGISTRY
+from services.rules.fallen.cards import FIRST, LATEST, VERSIONS, catalog, using
+from services.rules.fallen.flow import REGISTRY, Ctx
 from services.rules.fallen.state import SEATS, State, dumps
 from services.rules.fallen.view import build_view
 from services.rules.kernel.api import Command, Event, Setup
 from services.rules.kernel.engine import KernelRules
+from services.rules.kernel.flow import Args
 
 # kind -> {field: type}; a trailing "?" marks an optional field.
 SCHEMAS: dict[str, dict[str, type]] = {
@@ -76,6 +78,27 @@ def _refusal(state: State, command: Command, pending: dict[str, Any]) -> str:
     return f"{reason} (not a legal answer to {pending['kind']!r} now; ask legal_commands)"
 
 
+CARD_DATA = "card_data"
+
+
+def card_data_of(options: Mapping[str, Any]) -> int:
+    """Return the card-data version a game's options name (absent: the original, 1)."""
+    version = options.get(CARD_DATA, FIRST)
+    if isinstance(version, float) and version.is_integer():  # protobuf Struct numbers
+        version = int(version)
+    if not isinstance(version, int) or isinstance(version, bool) or version not in VERSIONS:
+        raise InvalidArgument(
+            f"options.{CARD_DATA}",
+            f"unknown Fallen card-data version {str(version)[:20]!r}; known: {list(VERSIONS)}",
+        )
+    return version
+
+
+def version_of(state: State) -> int:
+    """Return the card-data version a game was created with (recorded in its vars)."""
+    return int(state.vars.get(CARD_DATA, FIRST))
+
+
 class FallenRules(KernelRules):
     """Fallen: Hero vs Dungeon Lord, as a pure engine on the shared kernel."""
 
@@ -88,31 +111,60 @@ class FallenRules(KernelRules):
         """Return why a command is not a legal answer now (explain.py, else generic)."""
         return _refusal(state, command, pending)
 
+    def new_game_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
+        """Return a new game's options with the card-data version pinned (newest by default)."""
+        pinned = dict(options)
+        pinned[CARD_DATA] = card_data_of({CARD_DATA: LATEST, **options})
+        return pinned
+
+    def step(self, state: State, command: Command) -> tuple[list[Event], State]:
+        """Decide with the game's own card-data version."""
+        with using(version_of(state)):
+            return super().step(state, command)
+
+    def answers(self, state: State) -> tuple[list[tuple[str, Args]], set[tuple[str, Any]]]:
+        """List legal answers with the game's own card-data version."""
+        with using(version_of(state)):
+            return super().answers(state)
+
     def not_your_turn(self, pending: Mapping[str, Any]) -> str:
         """Return the message refusing a seat that is not to act."""
         return explain.not_your_turn(dict(pending))
 
     def initial_events(self, game_id: str, setup: Setup) -> list[Event]:
-        """Return the events creating a game: zones filled, the first decision pending."""
+        """Return the events creating a game: zones filled, the deck service forming the
+        face-down decks, then the first decision."""
+        return self._created(game_id, setup, setup_mod.place_initial)
+
+    def older_setups(self, game_id: str, setup: Setup) -> list[list[Event]]:
+        """Return the events that created games before the deck service dealt Fallen's
+        decks (the engine held their order): the audit replays such games with them."""
+        return [self._created(game_id, setup, setup_mod.place_initial_v1)]
+
+    def _created(self, game_id: str, setup: Setup, place: Callable[[Ctx], None]) -> list[Event]:
         if set(setup.seats) != set(SEATS):
             raise RuleViolation(f"fallen needs exactly the seats {', '.join(SEATS)}")
-        catalog()
-        ctx = REGISTRY.ctx(State())
-        ctx.emit(
-            "game_created",
-            {"game_id": game_id, "seats": dict(setup.seats), "options": dict(setup.options)},
-        )
-        setup_mod.place_initial(ctx)
-        ctx.push(("setup", {}))
-        ctx.run()
-        return ctx.finish()
+        version = card_data_of(setup.options)
+        with using(version):
+            catalog()
+            ctx = REGISTRY.ctx(State())
+            ctx.emit(
+                "game_created",
+                {"game_id": game_id, "seats": dict(setup.seats), "options": dict(setup.options)},
+            )
+            if version != FIRST:  # games of the original data record nothing (old logs)
+                ctx.setv(CARD_DATA, version)
+            place(ctx)
+            ctx.run()
+            return ctx.finish()
 
     def view(self, state: State, seat: str | None) -> dict[str, Any]:
         """Return what a seat (None: a spectator) may see."""
-        view = build_view(state, seat)
-        if seat is not None:
-            view["legal"] = [[c.kind, dict(c.args)] for c in self.legal_commands(state, seat)]
-        return view
+        with using(version_of(state)):
+            view = build_view(state, seat)
+            if seat is not None:
+                view["legal"] = [[c.kind, dict(c.args)] for c in self.legal_commands(state, seat)]
+            return view
 
     def outcome(self, state: State) -> dict[str, Any] | None:
         """Return the winner once the game is over."""

@@ -378,7 +378,9 @@ def _upgrade(state: State, seat: str, data: Args, args: Args, kind: str) -> str 
             f"not enough Experience: upgrading slot {slot} to level {level + 1} "
             f"costs {cost} and you have {have}"
         )
-    if not state.zone(f"creature.{level + 1}.deck"):
+    if not state.zone(f"creature.{level + 1}.deck") and not state.count(
+        f"deck.creature.{level + 1}.deck"
+    ):
         return f"the level {level + 1} Creature deck is empty"
     return None
 

@@ -6,6 +6,7 @@ flavour text is recorded (a public note, the game_over event and the "conclusion
 
 from __future__ import annotations
 
+from services.rules.fallen import decks
 from services.rules.fallen.cards import card
 from services.rules.fallen.effects import run_effects
 from services.rules.fallen.flow import Args, Ctx, task
@@ -22,8 +23,21 @@ def _final_battle(ctx: Ctx, a: Args) -> None:
 
 @task("fb_begins")
 def _fb_begins(ctx: Ctx, a: Args) -> None:
+    if decks.dealt(ctx.state):
+        ctx.push(decks.draw("fb.deck", "fb.begins", 1, ("fb_begins_drawn", {})))
+        return
     cid = ctx.state.zone("fb.deck")[0]
     ctx.move(cid, "fb.deck", "fb.begins")
+    _begins(ctx, cid)
+
+
+@task("fb_begins_drawn")
+def _fb_begins_drawn(ctx: Ctx, a: Args) -> None:
+    for cid in a["cards"]:
+        _begins(ctx, cid)
+
+
+def _begins(ctx: Ctx, cid: str) -> None:
     c = card(cid)
     ctx.note("final_battle_begins", name=c["name"], text=c["text"])
 
@@ -31,13 +45,25 @@ def _fb_begins(ctx: Ctx, a: Args) -> None:
 @task("fb_round")
 def _fb_round(ctx: Ctx, a: Args) -> None:
     """Draw the next Final Battle card and run its challenge."""
-    deck = ctx.state.zone("fb.deck")
-    if not deck:
+    if not decks.size(ctx.state, "fb.deck"):
         hero, dl = (len(ctx.state.zone(f"fb.won.{s}")) for s in (HERO, DL))
         conclude(ctx, HERO if hero > dl else DL, "deck exhausted")
         return
-    cid = deck[0]
+    if decks.dealt(ctx.state):
+        ctx.push(decks.draw("fb.deck", "fb.current", 1, ("fb_card_drawn", {})))
+        return
+    cid = ctx.state.zone("fb.deck")[0]
     ctx.move(cid, "fb.deck", "fb.current")
+    _fb_card(ctx, cid)
+
+
+@task("fb_card_drawn")
+def _fb_card_drawn(ctx: Ctx, a: Args) -> None:
+    for cid in a["cards"]:
+        _fb_card(ctx, cid)
+
+
+def _fb_card(ctx: Ctx, cid: str) -> None:
     c = card(cid)
     ctx.note(
         "final_battle_card",

@@ -6,7 +6,14 @@ from services.rules.fallen.state import ZONES
 from services.rules.kernel.flow import Args, Ctx, Registry
 from services.rules.kernel.state import State
 
-REGISTRY = Registry("fallen", ZONES)
+
+def _compact(state: State) -> bool:
+    """Games dealt by the deck service (var `decks`, services/rules/fallen/decks.py) record
+    no `flow`/`var_set` bookkeeping events; games created before keep them, so they replay."""
+    return state.vars.get("decks") == "service"
+
+
+REGISTRY = Registry("fallen", ZONES, compact=_compact)
 task = REGISTRY.task
 answer = REGISTRY.answer
 options = REGISTRY.options

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from services.rules.fallen import decks
 from services.rules.fallen import derived as dv
 from services.rules.fallen.cards import card
 from services.rules.fallen.flow import Args, Ctx, answer, options, task
@@ -27,6 +28,9 @@ def _zone_shuffled(ctx: Ctx, a: Args) -> None:
 def _draw(ctx: Ctx, a: Args) -> None:
     seat, n = a["seat"], int(a["n"])
     deck = f"{seat}.deck"
+    if decks.dealt(ctx.state):
+        _draw_dealt(ctx, seat, n)
+        return
     for i in range(n):
         cards = ctx.state.zone(deck)
         if not cards:
@@ -37,6 +41,22 @@ def _draw(ctx: Ctx, a: Args) -> None:
                 ctx.push(("shuffle_zone", {"zone": deck}), ("draw", {"seat": seat, "n": n - i}))
             return
         ctx.move(cards[0], deck, f"{seat}.hand")
+
+
+def _draw_dealt(ctx: Ctx, seat: str, n: int) -> None:
+    """Draw n cards from the deck service; an empty deck is formed again from the discard."""
+    deck, discard = f"{seat}.deck", f"{seat}.discard"
+    have = decks.size(ctx.state, deck)
+    if n <= 0:
+        return
+    if not have:
+        pile = list(ctx.state.zone(discard))
+        if pile:
+            ctx.push(decks.form(deck, pile, discard), ("draw", {"seat": seat, "n": n}))
+        return
+    take = min(n, have)
+    later = [("draw", {"seat": seat, "n": n - take})] if n > take else []
+    ctx.push(decks.draw(deck, f"{seat}.hand", take), *later)
 
 
 @task("hand_limit")
@@ -124,6 +144,10 @@ def _shift(ctx: Ctx, a: Args) -> None:
 
 @task("gain_treasure")
 def _gain_treasure(ctx: Ctx, a: Args) -> None:
+    if decks.dealt(ctx.state):
+        if decks.size(ctx.state, "treasure.deck"):
+            ctx.push(decks.draw("treasure.deck", "hero.new_treasure", 1), ("equip_decision", {}))
+        return
     deck = ctx.state.zone("treasure.deck")
     if deck:
         ctx.move(deck[0], "treasure.deck", "hero.new_treasure")
@@ -132,6 +156,10 @@ def _gain_treasure(ctx: Ctx, a: Args) -> None:
 
 @task("gain_omen")
 def _gain_omen(ctx: Ctx, a: Args) -> None:
+    if decks.dealt(ctx.state):
+        if decks.size(ctx.state, "omen.deck"):
+            ctx.push(decks.draw("omen.deck", f"{DL}.hand", 1), ("hand_limit", {"seat": DL}))
+        return
     deck = ctx.state.zone("omen.deck")
     if deck:
         ctx.move(deck[0], "omen.deck", f"{DL}.hand")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from services.rules.fallen import decks
 from services.rules.fallen.cards import card
 from services.rules.fallen.effects import run_effects
 from services.rules.fallen.flow import Args, Ctx, answer, options, task
@@ -33,6 +34,9 @@ def token_effects(seat: str, token: str) -> list[dict[str, Any]]:
 @task("claim_cards")
 def _claim_cards(ctx: Ctx, a: Args) -> None:
     reward = ctx.state.var("ch.reward")
+    if decks.dealt(ctx.state):
+        _claim_dealt(ctx, reward)
+        return
     stake = ctx.state.zone("reward.face_down")
     if not reward or not stake:
         return
@@ -52,6 +56,46 @@ def _claim_cards(ctx: Ctx, a: Args) -> None:
         )
     else:
         ctx.shuffle(len(stake), f"random {reward} claim", "random_claim", reward=reward)
+
+
+def _claim_dealt(ctx: Ctx, reward: str | None) -> None:
+    """The stake is in the deck service: its owner, on winning, sees both cards and keeps
+    one; otherwise the owner gets the top one unseen-by-others (random, as the stake was
+    shuffled) and the other goes under the deck unseen."""
+    n = decks.size(ctx.state, "reward.face_down")
+    if not reward or not n:
+        return
+    owner = HERO if reward == "treasure" else DL
+    if ctx.state.var("ch.winner") == owner:
+        look = "reward.hero_looks" if owner == HERO else "reward.dl_looks"
+        then = ("stake_seen", {"who": owner, "zone": look, "reward": reward})
+        ctx.push(decks.draw("reward.face_down", look, n, then))
+        return
+    ctx.note("random_claim", reward=reward)
+    follow: tuple[str, Args]
+    if reward == "treasure":
+        dest, follow = "hero.new_treasure", ("equip_decision", {})
+    else:
+        dest, follow = f"{DL}.hand", ("hand_limit", {"seat": DL})
+    ctx.push(
+        decks.draw("reward.face_down", dest, 1),
+        decks.move("reward.face_down", f"{reward}.deck", n - 1, "bottom"),
+        follow,
+    )
+
+
+@task("stake_seen")
+def _stake_seen(ctx: Ctx, a: Args) -> None:
+    owner, reward = a["who"], a["reward"]
+    ctx.ask(
+        owner,
+        "take_card",
+        "take_card",
+        f"claim one of the {reward} cards",
+        who=owner,
+        zone=a["zone"],
+        reward=reward,
+    )
 
 
 @options("take_card")

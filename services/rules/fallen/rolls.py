@@ -9,10 +9,12 @@ which to gain next (Advanced Rules, Symbol Order). A standing symbol cancel
 
 from __future__ import annotations
 
+from collections import Counter
+
 from services.rules.fallen import derived as dv
 from services.rules.fallen.effects import gain_charges
 from services.rules.fallen.flow import Args, Ctx, answer, task
-from services.rules.fallen.state import DL, HERO
+from services.rules.fallen.state import DL, HERO, State
 
 
 def wound_task(roller: str, n: int, ctx: Ctx) -> tuple[str, Args]:
@@ -20,6 +22,40 @@ def wound_task(roller: str, n: int, ctx: Ctx) -> tuple[str, Args]:
     if roller == HERO:
         return ("wound", {"side": DL, "n": n, "slot": ctx.state.var("ch.slot")})
     return ("wound", {"side": HERO, "n": n})
+
+
+def granted_dice(state: State) -> dict[str, list[str]]:
+    """Return the dice cards in play grant each seat in this challenge (not the fixed ones)."""
+    attr = state.var("ch.attribute")
+    slot = state.var("ch.slot")
+    dl = dv.slot_dice(state, slot) if slot is not None else []
+    return {
+        DL: dl + dv.mod_dice(state, DL, "dl_dice", attr),
+        HERO: dv.mod_dice(state, HERO, "attribute_dice", attr),
+    }
+
+
+def gain_new_dice(ctx: Ctx, before: dict[str, list[str]]) -> None:
+    """Roll at once the dice a card just put into play grants a seat that has rolled already.
+
+    "If Slowed is claimed during an agility challenge before the challenge has been
+    resolved, the Dungeon Lord immediately gains the blue die" (Card Codex). A seat that has
+    not rolled yet gets them with its initial roll; after the result nothing is gained.
+    """
+    s = ctx.state
+    if not dv.in_challenge(s) or s.var("ch.winner") is not None:
+        return
+    after = granted_dice(s)
+    for seat in (DL, HERO):
+        extra = list((Counter(after[seat]) - Counter(before[seat])).elements())
+        if not extra:
+            continue
+        gather = s.var(f"ch.gather.{seat}")
+        if gather is not None:
+            ctx.setv(f"ch.gather.{seat}", [*gather, *extra])
+        elif dv.dice_of(s, seat):
+            ctx.note("dice_gained", seat=seat, dice=extra)
+            ctx.push(("roll_dice", {"seat": seat, "dice": extra}))
 
 
 @task("roll_dice")

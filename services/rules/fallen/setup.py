@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from functools import cache
+
+from services.rules.fallen import decks
 from services.rules.fallen import derived as dv
-from services.rules.fallen.cards import card, catalog
+from services.rules.fallen.cards import card, catalog, catalog_of, data_version
 from services.rules.fallen.flow import Args, Ctx, answer, task
 from services.rules.fallen.skills import learn
 from services.rules.fallen.state import DL, HERO, zone_public
@@ -14,7 +17,12 @@ STANDARD_KEPT = 10
 
 def initial_zones() -> dict[str, list[str]]:
     """Return where every card starts (in the box, or in its unshuffled deck)."""
-    cat = catalog()
+    return {k: list(v) for k, v in _initial_zones(data_version()).items()}
+
+
+@cache
+def _initial_zones(version: int) -> dict[str, tuple[str, ...]]:
+    cat = catalog_of(version)
     zones: dict[str, list[str]] = {
         "treasure.deck": cat.ids("treasure"),
         "omen.deck": cat.ids("omen"),
@@ -34,17 +42,39 @@ def initial_zones() -> dict[str, list[str]]:
     for d in cat.dungeon_lords:
         zones[f"box.power.{d}"] = cat.ids("power", character=d)
         zones[f"box.fb.{d}"] = cat.ids("final_battle", dl=d)
-    return {k: v for k, v in zones.items() if v}
+    return {k: tuple(v) for k, v in zones.items() if v}
+
+
+def box_of(deck: str) -> str:
+    """Return the public box zone holding a face-down deck's cards before it is formed."""
+    return "box." + deck.removesuffix(".deck")
 
 
 def place_initial(ctx: Ctx) -> None:
-    """Emit the starting zones (hidden decks are recorded for nobody, with a public count)."""
+    """Emit the starting zones: public ones as they are, and each face-down deck formed and
+    shuffled by the deck service (the engine keeps its count)."""
+    ctx.setv(decks.MODE_VAR, decks.SERVICE)
+    forms: list[tuple[str, Args]] = []
+    for zone, cards in initial_zones().items():
+        if zone_public(zone):
+            ctx.emit("zone_set", {"zone": zone, "cards": cards})
+        else:  # the box's cards are public; the deck service shuffles them face down
+            box = box_of(zone)
+            ctx.emit("zone_set", {"zone": box, "cards": cards})
+            forms.append(decks.form(zone, cards, box))
+    ctx.push(*forms, ("setup", {}))
+
+
+def place_initial_v1(ctx: Ctx) -> None:
+    """Emit the starting zones as games before the deck service did (the hidden decks
+    recorded for nobody, with a public count): replays games recorded then."""
     for zone, cards in initial_zones().items():
         if zone_public(zone):
             ctx.emit("zone_set", {"zone": zone, "cards": cards})
         else:
             ctx.emit("zone_set", {"zone": zone, "cards": cards}, NOBODY)
             ctx.note("zone_filled", zone=zone, count=len(cards))
+    ctx.push(("setup", {}))
 
 
 @task("setup")
@@ -97,6 +127,10 @@ def _skill_chosen(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
     hero, dl = ctx.state.var("char.hero"), ctx.state.var("char.dungeon_lord")
     for cid in card(hero)["equipment"]:
         ctx.move(cid, "basic", "hero.equipment")
+    if decks.dealt(ctx.state):
+        ctx.push(*_dealt_decks(ctx, hero, dl))
+        learn(ctx, args["skill"])
+        return
     steps: list[tuple[str, Args]] = []
     for seat, char in ((HERO, hero), (DL, dl)):
         steps += [
@@ -117,6 +151,28 @@ def _skill_chosen(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
     steps += [("deal_creatures", {}), ("quest", {})]
     ctx.push(*steps)
     learn(ctx, args["skill"])
+
+
+def _dealt_decks(ctx: Ctx, hero: str, dl: str) -> list[tuple[str, Args]]:
+    """Return the setup steps building the Power and Final Battle decks in the deck service:
+    10 random standard Power cards (the rest stay in the box unseen) plus the character's 10,
+    shuffled; the Final Battle cards shuffled with the Begins card on top."""
+    steps: list[tuple[str, Args]] = []
+    for seat, char in ((HERO, hero), (DL, dl)):
+        own = list(ctx.state.zone(f"box.power.{char}"))
+        steps += [
+            decks.move(f"{seat}.std.deck", f"{seat}.deck", STANDARD_KEPT),
+            decks.form(f"{seat}.deck", own, f"box.power.{char}"),
+        ]
+    fb = list(ctx.state.zone(f"box.fb.{dl}"))
+    begins = [c for c in fb if card(c).get("begins")]
+    steps += [
+        decks.form("fb.deck", [c for c in fb if not card(c).get("begins")], f"box.fb.{dl}"),
+        decks.put_top("fb.deck", begins, f"box.fb.{dl}"),
+        ("deal_creatures", {}),
+        ("quest", {}),
+    ]
+    return steps
 
 
 @task("build_power_deck")
@@ -145,7 +201,21 @@ def _fb_begins_on_top(ctx: Ctx, a: Args) -> None:
 
 @task("deal_creatures")
 def _deal_creatures(ctx: Ctx, a: Args) -> None:
+    if decks.dealt(ctx.state):
+        ctx.push(
+            *(
+                decks.draw("creature.1.deck", f"slot.{slot}", 1, ("creature_dealt", {"slot": slot}))
+                for slot in dv.SLOTS
+            )
+        )
+        return
     for slot in dv.SLOTS:
         top = ctx.state.zone("creature.1.deck")[0]
         ctx.move(top, "creature.1.deck", f"slot.{slot}")
         ctx.note("creature_enters", slot=slot, creature=top, exhausted=False)
+
+
+@task("creature_dealt")
+def _creature_dealt(ctx: Ctx, a: Args) -> None:
+    for cid in a["cards"]:
+        ctx.note("creature_enters", slot=a["slot"], creature=cid, exhausted=False)

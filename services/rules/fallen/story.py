@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from services.rules.fallen import decks
 from services.rules.fallen import derived as dv
 from services.rules.fallen.cards import SHADOW, card
 from services.rules.fallen.effects import run_effects
@@ -76,8 +77,21 @@ def _story_stage(ctx: Ctx, a: Args) -> None:
 
 @task("story_draw")
 def _story_draw(ctx: Ctx, a: Args) -> None:
+    if decks.dealt(ctx.state):
+        ctx.push(decks.draw("story.deck", "story.current", 1, ("story_drawn", {})))
+        return
     sid = ctx.state.zone("story.deck")[0]
     ctx.move(sid, "story.deck", "story.current")
+    _story_begins(ctx, sid)
+
+
+@task("story_drawn")
+def _story_drawn(ctx: Ctx, a: Args) -> None:
+    for sid in a["cards"]:
+        _story_begins(ctx, sid)
+
+
+def _story_begins(ctx: Ctx, sid: str) -> None:
     s = card(sid)
     ctx.note("story_begins", number=ctx.state.var("story.n"), title=s["title"], intro=s["intro"])
 

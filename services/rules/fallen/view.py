@@ -7,6 +7,7 @@ from typing import Any
 from services.rules.fallen import derived as dv
 from services.rules.fallen.cards import card
 from services.rules.fallen.state import DL, SEATS, State, zone_seen_by
+from services.rules.fallen.texts import served_cards
 
 
 def _zones(state: State, seat: str | None) -> dict[str, Any]:
@@ -15,7 +16,13 @@ def _zones(state: State, seat: str | None) -> dict[str, Any]:
         seen = zone_seen_by(zone)
         visible = seen == SEATS if seat is None else seat in seen
         out[zone] = list(cards) if visible else {"count": len(cards)}
-    return out
+    for key, n in state.counters.items():  # face-down decks held by the deck service
+        if key.startswith("deck."):
+            zone = key[len("deck.") :]
+            held = out.get(zone)
+            extra = len(held) if isinstance(held, list) else int((held or {}).get("count", 0))
+            out[zone] = {"count": n + extra}
+    return dict(sorted(out.items()))
 
 
 def build_view(state: State, seat: str | None) -> dict[str, Any]:
@@ -42,6 +49,7 @@ def build_view(state: State, seat: str | None) -> dict[str, Any]:
         view["light"] = dv.is_light(state)
     if seat == DL and state.zone("story.current"):
         view["story_card"] = card(state.zone("story.current")[0])
+    view["cards"] = served_cards(view, seat)
     return view
 
 

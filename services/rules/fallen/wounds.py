@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from services.rules.fallen import decks
 from services.rules.fallen import derived as dv
-from services.rules.fallen.cards import card
+from services.rules.fallen.abilities import FIXED_IN, end_ability
+from services.rules.fallen.cards import card, since
 from services.rules.fallen.effects import run_effects
 from services.rules.fallen.flow import Args, Ctx, task
+from services.rules.fallen.rolls import gain_new_dice, granted_dice
 from services.rules.fallen.state import DL, HERO
 
 
@@ -31,6 +34,8 @@ def _wound(ctx: Ctx, a: Args) -> None:
     if n <= 0:
         return
     args = dict(a, n=n)
+    if since(FIXED_IN):  # a block announced now cancels these Wounds only (effects.py)
+        ctx.setv("dealing", side)
     ctx.push(("react", {"seat": side, "wound": args}), ("place_wound", args))
 
 
@@ -49,10 +54,25 @@ def _react(ctx: Ctx, a: Args) -> None:
     )
 
 
+def _parried(ctx: Ctx, side: str, n: int) -> int:
+    """Cancel Wounds with the blocks announced while they were dealt; the rest is lost."""
+    ctx.setv("dealing", None)
+    parry = ctx.state.count(f"parry.{side}")
+    if not parry:
+        return n
+    used = min(parry, n)
+    ctx.set_to(f"parry.{side}", 0, "block")
+    if used:
+        ctx.note("wounds_blocked", seat=side, n=used)
+    return n - used
+
+
 @task("place_wound")
 def _place(ctx: Ctx, a: Args) -> None:
     side = a["side"]
     n = _absorb(ctx, side, int(a["n"]))
+    if since(FIXED_IN):
+        n = _parried(ctx, side, n)
     if n <= 0:
         return
     if side == HERO:
@@ -82,6 +102,8 @@ def kill(ctx: Ctx, slot: int) -> None:
     ctx.add(f"xp.{HERO}", level, "kill")
     ctx.note("creature_killed", slot=slot, creature=cid, xp=level)
     ctx.push(("fire", {"event": "kill"}))
+    if slot == ctx.state.var("ch.slot") and cid == ctx.state.var("ch.creature"):
+        end_ability(ctx, "killed")  # "canceled as soon as it leaves play" (data 2+)
 
 
 @task("breach_check")
@@ -97,11 +119,29 @@ def _breach_check(ctx: Ctx, a: Args) -> None:
 
 @task("draw_critical")
 def _draw_critical(ctx: Ctx, a: Args) -> None:
-    deck = ctx.state.zone("critical.deck")
-    if not deck:
+    if not decks.size(ctx.state, "critical.deck"):
         ctx.note("no_critical_left")
         return
-    cid = deck[0]
+    if decks.dealt(ctx.state):  # dealt face up by the deck service (services/rules/fallen/decks.py)
+        ctx.push(decks.draw("critical.deck", "crit.hero", 1, ("critical_drawn", {})))
+        return
+    cid = ctx.state.zone("critical.deck")[0]
     c = card(cid)
+    if since(FIXED_IN):
+        before = granted_dice(ctx.state)
+        ctx.move(cid, "critical.deck", "crit.dl" if c.get("omen") else "crit.hero")
+        gain_new_dice(ctx, before)  # "immediately gains the blue die" (Slowed)
+        ctx.push(("hand_limit", {"seat": HERO}), ("hand_limit", {"seat": DL}))  # at any time
+        run_effects(ctx, DL, list(c.get("effects", ())), cid)
+        return
     ctx.move(cid, "critical.deck", "crit.dl" if c.get("omen") else "crit.hero")
     run_effects(ctx, DL, list(c.get("effects", ())), cid)
+
+
+@task("critical_drawn")
+def _critical_drawn(ctx: Ctx, a: Args) -> None:
+    for cid in a["cards"]:
+        c = card(cid)
+        if c.get("omen"):
+            ctx.move(cid, "crit.hero", "crit.dl")
+        run_effects(ctx, DL, list(c.get("effects", ())), cid)

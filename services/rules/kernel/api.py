@@ -50,6 +50,7 @@ DECK_ANSWERS: Mapping[str, str] = {
     "deck_put": "deck_put",
     "deck_search": "deck_searched",
     "deck_shuffle": "deck_shuffled",
+    "deck_move": "deck_moved",
 }
 DECK_KINDS = frozenset(DECK_ANSWERS)
 
@@ -74,6 +75,9 @@ class ChanceRequest:
     - "deck_search": take up to `count` cards whose id is in `match`; answer
       "deck_searched" {"deck", "cards": [...]}.
     - "deck_shuffle": reshuffle the zone; answer "deck_shuffled" {"deck", "count"}.
+    - "deck_move": move the top `count` cards of `deck` face down onto the "top" or
+      "bottom" (position) of the deck `to`, unseen; answer "deck_moved" {"deck", "count"}
+      (the count left in `deck`).
     """
 
     kind: str
@@ -86,6 +90,7 @@ class ChanceRequest:
     match: tuple[str, ...] = ()
     position: str = "top"
     shuffled: bool = True
+    to: str = ""
 
     @property
     def answer_kind(self) -> str:
@@ -152,3 +157,15 @@ class GameRules(Protocol):
     def state_hash(self, state: Any) -> str:
         """Return a SHA-256 hex digest identifying the state (for replay checks)."""
         ...
+
+
+def seal_options(
+    rules: Any, options: Mapping[str, Any]
+) -> tuple[dict[str, Any], dict[str, tuple[str, ...]]]:
+    """Return a game's public options and the face-down decks to place in the deck service
+    before it starts ({deck: cards}); an engine without a `seal` hook keeps all options."""
+    seal = getattr(rules, "seal", None)
+    if seal is None:
+        return dict(options), {}
+    public, decks = seal(dict(options))
+    return dict(public), {d: tuple(c) for d, c in decks.items()}

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import cache
+from itertools import product
 from typing import Any
 
-from services.dice.kinds import catalog
+from services.dice.kinds import catalog, read_composite
 from services.kernel.errors import InvalidArgument, RuleViolation
 from services.rules.kernel.api import CHANCE, DECK_ANSWERS, DECK_KINDS, ChanceRequest, Command
 
@@ -18,12 +20,23 @@ CHANCE_SCHEMAS: dict[str, dict[str, type]] = {
     "deck_put": {"deck": str, "count": int},
     "deck_searched": {"deck": str, "cards": list},
     "deck_shuffled": {"deck": str, "count": int},
+    "deck_moved": {"deck": str, "count": int},
 }
 
 
+@cache
 def faces_of(kind: str) -> tuple[str, ...]:
-    """Return the faces of a dice kind (from services/dice/kinds.yaml)."""
-    return tuple(catalog().faces[kind])
+    """Return the faces of a dice kind (from services/dice/kinds.yaml).
+
+    A composite kind (2d10) answers with its reading, as the dice service reports it, so its
+    faces are every reading of its parts' faces (2d10: "1" to "100"), in first-seen order.
+    """
+    cat = catalog()
+    if kind in cat.faces:
+        return tuple(cat.faces[kind])
+    parts = cat.expand(kind)  # InvalidArgument naming the known kinds for an unknown one
+    readings = (read_composite(kind, list(f)) for f in product(*(cat.faces[p] for p in parts)))
+    return tuple(dict.fromkeys(readings))
 
 
 def request_of(pending: Mapping[str, Any], seats: tuple[str, ...]) -> ChanceRequest:
@@ -41,6 +54,7 @@ def request_of(pending: Mapping[str, Any], seats: tuple[str, ...]) -> ChanceRequ
             match=tuple(data.get("match", ())),
             position=data.get("position", "top"),
             shuffled=bool(data.get("shuffled", True)),
+            to=str(data.get("to", "")),
         )
     hidden = str(data["purpose"]).startswith("shuffle ")
     return ChanceRequest(

@@ -33,6 +33,11 @@ class Dealer:
         self.nonce = 0
         self.decks: dict[str, list[str]] = {}
 
+    def place(self, decks: dict[str, tuple[str, ...]]) -> None:
+        """Place face-down decks before the game starts (as the deck service's seal)."""
+        for deck, cards in decks.items():
+            self.decks[deck] = list(cards)
+
     def _draws(self) -> tuple[fair.Draws, int]:
         nonce = self.nonce
         self.nonce += 1
@@ -72,6 +77,11 @@ class Dealer:
             self.decks[req.deck] = (
                 [*deck, *req.cards] if req.position == "bottom" else [*req.cards, *deck]
             )
+            return {"deck": req.deck, "count": len(self.decks[req.deck])}
+        if req.kind == "deck_move":
+            moved, self.decks[req.deck] = deck[: req.count], deck[req.count :]
+            dst = self.decks.setdefault(req.to, [])
+            self.decks[req.to] = [*dst, *moved] if req.position == "bottom" else [*moved, *dst]
             return {"deck": req.deck, "count": len(self.decks[req.deck])}
         if req.kind == "deck_draw":
             if req.count > len(deck):

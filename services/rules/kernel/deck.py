@@ -29,6 +29,11 @@ class DeckPort(Protocol):
         carries the decision key (with a part naming the call), so a repeat changes nothing."""
         ...
 
+    async def seal(self, game_id: str, deck: str, cards: Sequence[str]) -> None:
+        """Place a face-down deck before the game starts (its cards never enter the game
+        stream); a deck already placed for this game (a retried create) is kept."""
+        ...
+
 
 def part_key(key: str, op: str, name: str) -> str:
     """Return the key of one deck call of a decision: the decision key with a part naming
@@ -48,6 +53,13 @@ class DeckServicePort:
 
     def __init__(self, engine: DeckEngine) -> None:
         self.engine = engine
+
+    async def seal(self, game_id: str, deck: str, cards: Sequence[str]) -> None:
+        """Place a face-down deck before the game starts; keep one placed already."""
+        try:
+            await self.engine.seal(game_id, _zone_name(deck), cards)
+        except AlreadyExists:
+            pass
 
     async def _zone_exists(self, game_id: str, zone: str) -> bool:
         try:
@@ -135,6 +147,8 @@ class DeckServicePort:
                 out["cards"] = list(drawn.cards)
             else:
                 out["cards"] = await self._deal_public(game_id, zone, hand, req.count, key)
+        elif req.kind == "deck_move":
+            out["count"] = await self._move(game_id, zone, _zone_name(req.to), req, key)
         elif req.kind == "deck_search":
             if not req.visible_to:
                 raise ValueError("deck_search needs a receiving seat in visible_to")
@@ -147,6 +161,19 @@ class DeckServicePort:
         else:
             raise ValueError(f"not a deck request: {req.kind!r}")
         return Command(CHANCE, DECK_ANSWERS[req.kind], out)
+
+    async def _move(
+        self, game_id: str, zone: str, to: str, req: ChanceRequest, key: str = ""
+    ) -> int:
+        """Move the top cards of a deck face down onto another deck (created if missing)."""
+        state = await self.engine.state(game_id)
+        if to not in state.zones:
+            await self.engine.create_zone(game_id, to, "deck", key=part_key(key, "create", to))
+        top = list(state.get(zone).cards[: req.count])
+        for n, card in enumerate(top if req.position == "bottom" else list(reversed(top))):
+            pk = part_key(key, "move", f"{zone}#{n}")
+            await self.engine.put_card(game_id, card, zone, to, req.position, pk)
+        return await self.engine.count(game_id, zone)
 
     async def _deal_public(
         self, game_id: str, zone: str, pile: str, count: int, key: str = ""

@@ -71,6 +71,11 @@ class KernelRules:
         """Return the message refusing a command from a seat that is not to act."""
         return f"it is {pending['seat']}'s decision ({pending['kind']}), not yours"
 
+    def new_game_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
+        """Return a new game's options as recorded in GameCreated (a game may pin defaults,
+        e.g. its card-data version, so that replay rebuilds the same setup)."""
+        return dict(options)
+
     # --- the GameRules protocol ----------------------------------------------
     def initial_state(self) -> State:
         """Return the empty state."""

@@ -13,7 +13,7 @@ from typing import Any
 
 from services.kernel.errors import RuleViolation
 from services.rules.kernel.api import CHANCE, PUBLIC, ChanceRequest, Event
-from services.rules.kernel.state import Args, State, evolve, same
+from services.rules.kernel.state import FLOW, Args, State, evolve, put, same, with_
 from services.rules.kernel.zones import ZoneRules
 
 TaskFn = Callable[["Ctx", Args], None]
@@ -25,8 +25,18 @@ Evolve = Callable[[Any, Event], Any]
 class Registry:
     """One engine's named tasks, answer handlers and option functions (never shared)."""
 
-    def __init__(self, game: str, zones: ZoneRules, evolve_fn: Evolve = evolve) -> None:
+    def __init__(
+        self,
+        game: str,
+        zones: ZoneRules,
+        evolve_fn: Evolve = evolve,
+        compact: Callable[[Any], bool] | None = None,
+    ) -> None:
         self.game = game
+        # compact(state): for games it holds, the setv of one decide share one `vars_set`
+        # event and the task queue and pending decision ride in the decide's last public
+        # fact (`_flow`) instead of a `flow` event (older games keep their vocabulary)
+        self.compact = compact
         self.zones = zones
         self.evolve = evolve_fn
         self.tasks: dict[str, TaskFn] = {}
@@ -120,12 +130,17 @@ class Ctx:
         self.tasks: list[tuple[str, Args]] = list(state.tasks)
         self.pending: Args | None = None
         self._evolve = registry.evolve
+        self._vars: Args = {}  # the vars a compact engine's decide changed, in order
+        self.compact = registry.compact is not None and registry.compact(state)
 
     # --- events ---------------------------------------------------------
     def emit(
         self, type_: str, data: Mapping[str, Any], vis: str | tuple[str, ...] = PUBLIC
     ) -> None:
         """Record an event and fold it into the working state."""
+        if self.compact and type_ == "vars_cleared":  # bookkeeping: recorded with the vars
+            self._clear_vars(str(data["prefix"]))
+            return
         event = object.__new__(Event)  # a frozen dataclass built without its slow __init__
         event.__dict__.update(type=type_, data=dict(data), visibility=vis, schema_version=1)
         self.state = self._evolve(self.state, event)
@@ -148,9 +163,20 @@ class Ctx:
         self.add(key, value - self.state.count(key), reason)
 
     def setv(self, key: str, value: Any) -> None:
-        """Set a public var (None removes it)."""
-        if not same(self.state.vars.get(key), value):
+        """Set a public var (None removes it); a compact engine records the vars a decide
+        changed once, in its last public fact (`_flow`), instead of a `var_set` each."""
+        if same(self.state.vars.get(key), value):
+            return
+        if not self.compact:
             self.emit("var_set", {"key": key, "value": value})
+            return
+        self._vars.pop(key, None)
+        self._vars[key] = value
+        self.state = with_(self.state, vars=put(self.state.vars, key, value))
+
+    def _clear_vars(self, prefix: str) -> None:
+        for key in [k for k in self.state.vars if k.startswith(prefix)]:
+            self.setv(key, None)
 
     def exhaust(self, card: str, exhausted: bool = True) -> None:
         """Exhaust (or refresh) a card."""
@@ -218,9 +244,31 @@ class Ctx:
             tasks[name](self, dict(args))
 
     def finish(self) -> list[Event]:
-        """Record the flow (task queue and pending decision) and return all events."""
-        if self.state.phase != "over":
-            self.emit("flow", {"tasks": list(self.tasks), "pending": self.pending})
+        """Record the flow (task queue and pending decision) and return all events.
+
+        A compact engine puts it, with the vars this decide changed, into the decide's last
+        public fact (`_flow`: tasks, pending, vars); no fold reads vars, so applying them
+        there gives the same state. Only a decide without a public fact emits `flow`."""
+        over = self.state.phase == "over"
+        flow: Args = {} if over else {"tasks": list(self.tasks), "pending": self.pending}
+        if not self.compact:
+            if not over:
+                self.emit("flow", flow)
+            return self.events
+        if self._vars:
+            flow["vars"] = self._vars
+        if not flow:
+            return self.events
+        for event in reversed(self.events):
+            if event.visibility == PUBLIC and FLOW not in event.data:
+                event.__dict__["data"] = {**event.data, FLOW: flow}
+                if not over:
+                    self.state = with_(self.state, tasks=tuple(flow["tasks"]), pending=self.pending)
+                return self.events
+        vars_ = flow.pop("vars", None)
+        self.emit("flow", flow)
+        if vars_:  # the vars are in the state already: only the record carries them
+            self.events[-1].__dict__["data"] = dict(flow, vars=vars_)
         return self.events
 
 
@@ -235,4 +283,5 @@ def deck_fields(request: ChanceRequest) -> Args:
         "position": request.position,
         "shuffled": request.shuffled,
         "visible_to": list(request.visible_to),
+        **({"to": request.to} if request.to else {}),  # only deck_move: older payloads unchanged
     }

@@ -120,6 +120,40 @@ def _shuffled(state: State, d: Mapping[str, Any]) -> State:
     return with_(state, zones=put(state.zones, d["zone"], tuple(cards[i] for i in order) or None))
 
 
+def deck_key(deck: str) -> str:
+    """Return the counter holding how many cards a face-down deck has in the deck service."""
+    return f"deck.{deck}"
+
+
+def _dealt(state: State, d: Mapping[str, Any]) -> State:
+    """Cards the deck service dealt from a deck into a zone (top, or bottom if asked)."""
+    cards, zone = tuple(d["cards"]), d["to"]
+    old = state.zone(zone)
+    new = (*old, *cards) if d.get("bottom") else (*cards, *old)
+    key = deck_key(d["deck"])
+    left = state.count(key) - len(cards)
+    return with_(
+        state,
+        zones=put(state.zones, zone, new or None),
+        counters=put(state.counters, key, left or None),
+    )
+
+
+def _deck_changed(state: State, d: Mapping[str, Any]) -> State:
+    """A deck's count after the deck service formed, filled or reshuffled it; the cards it
+    took face down leave their engine zone (`from`)."""
+    zones = state.zones
+    src = d.get("from")
+    if src:
+        gone = set(d.get("cards", ()))
+        rest = tuple(c for c in state.zone(src) if c not in gone)
+        zones = put(zones, src, rest or None)
+    count = int(d["count"])
+    return with_(
+        state, zones=zones, counters=put(state.counters, deck_key(d["deck"]), count or None)
+    )
+
+
 def _counter(state: State, d: Mapping[str, Any]) -> State:
     value = state.count(d["key"]) + int(d["delta"])
     return with_(state, counters=put(state.counters, d["key"], value or None))
@@ -128,6 +162,17 @@ def _counter(state: State, d: Mapping[str, Any]) -> State:
 def _var(state: State, d: Mapping[str, Any]) -> State:
     # shared with the event: var() hands out copies, and a value is never edited after setv
     return with_(state, vars=put(state.vars, d["key"], d.get("value")))
+
+
+def _vars(state: State, d: Mapping[str, Any]) -> State:
+    """Several vars set at once (a compact engine's batch of setv), in order."""
+    new = dict(state.vars)
+    for key, value in d["values"].items():
+        if value is None:
+            new.pop(key, None)
+        else:
+            new[key] = value
+    return with_(state, vars=MappingProxyType(new))
 
 
 def _vars_cleared(state: State, d: Mapping[str, Any]) -> State:
@@ -166,7 +211,10 @@ def same(a: Any, b: Any) -> bool:
 
 
 def _flow(state: State, d: Mapping[str, Any]) -> State:
-    return with_(state, tasks=parse_tasks(d["tasks"]), pending=d.get("pending") or None)
+    new = with_(state, tasks=parse_tasks(d["tasks"]), pending=d.get("pending") or None)
+    if d.get("vars"):
+        new = _vars(new, {"values": d["vars"]})
+    return new
 
 
 def _game_over(state: State, d: Mapping[str, Any]) -> State:
@@ -185,8 +233,11 @@ APPLY = {
     "card_moved": lambda s, d: _move(s, d["card"], d["from"], d["to"], bool(d.get("bottom"))),
     "zone_set": _zone_set,
     "zone_shuffled": _shuffled,
+    "deck_dealt": _dealt,
+    "deck_changed": _deck_changed,
     "counter_changed": _counter,
     "var_set": _var,
+    "vars_set": _vars,
     "vars_cleared": _vars_cleared,
     "card_exhausted": _exhaust,
     "flow": _flow,
@@ -196,10 +247,20 @@ APPLY = {
 }
 
 
+FLOW = "_flow"  # the continuation a compact engine carries in a batch's last public fact
+
+
 def evolve(state: State, event: Event) -> State:
     """Return the state after one event (unknown informational events change nothing)."""
+    data = event.data
     fn = APPLY.get(event.type)
-    new = fn(state, event.data) if fn is not None else with_(state)
+    new = fn(state, data) if fn is not None else with_(state)
+    flow = data.get(FLOW)
+    if flow is not None:
+        if "tasks" in flow:
+            new.__dict__.update(tasks=parse_tasks(flow["tasks"]), pending=flow.get("pending"))
+        if flow.get("vars"):
+            new.__dict__["vars"] = _vars(new, {"values": flow["vars"]}).vars
     new.__dict__["events"] = state.events + 1
     return new
 

@@ -34,6 +34,10 @@ def _goals(view: dict[str, Any], seat: str) -> list[tuple[int, int]]:
     owners = view["vars"].get("resources") or {}
     goals = [r.at for r in m.resources.values() if owners.get(r.id) != seat]
     goals += [m.numbered[n] for n in view["vars"].get("missions") or []]
+    if view["vars"].get(f"ronin.{seat}") == "seeking":
+        # a Ronin that completed its City/Rad Encounter heads for a Neutral Faction's town
+        taken = {view["vars"].get(f"faction.{s}") for s in view["players"]}
+        return [h for roll, h in m.towns.items() if roll not in taken]
     return goals
 
 

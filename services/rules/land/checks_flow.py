@@ -6,10 +6,12 @@ from types import SimpleNamespace
 
 from services.rules.kernel.state import State
 from services.rules.land.checks import party_check, perk_bonus, tech_bonus
-from services.rules.land.data import card, economy, factions
+from services.rules.land.data import card, economy
 from services.rules.land.flow import Args, Ctx, answer, options, task
 from services.rules.land.party import skill_values
-from services.rules.land.state import party, players, town
+from services.rules.land.setup import is_solo2
+from services.rules.land.solo2_flow import check_card
+from services.rules.land.state import party, perks_of, players, town
 from services.rules.land.zones import turn_order
 
 
@@ -18,7 +20,7 @@ def _check(ctx: Ctx, a: Args) -> None:
     """Start a party check: a {seat, skill, required, context, then} task."""
     seat, skill = a["seat"], a["skill"]
     values = skill_values(party(ctx.state, seat), skill)
-    perks = factions()[ctx.state.var(f"faction.{seat}")]["perks"]
+    perks = perks_of(ctx.state, seat)
     bonus = tech_bonus(dict(town(ctx.state, seat).techs), skill, economy()["techs"])
     bonus += perk_bonus(perks, skill, a.get("context", []))
     chk = dict(a, values=values, bonus=bonus, faces=[])
@@ -36,6 +38,9 @@ def _rolled(ctx: Ctx, a: Args) -> None:
     seats = players(ctx.state)
     others = [s for s in turn_order(seats, ctx.state.var("first")) if s != chk["seat"]]
     ctx.setv("window", {"order": [chk["seat"], *others], "i": 0, "passes": 0})
+    if is_solo2(dict(ctx.state.var("options", {}))) and check_card(ctx.state) is not None:
+        ctx.push(("red_dot_check", {}))  # an opposing faction's skill-check card waits in play
+        return
     ctx.push(("window", {}))
 
 

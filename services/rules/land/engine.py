@@ -19,6 +19,7 @@ from services.rules.land import (  # noqa: F401
     pvp_flow,
     setup_flow,
     solo,
+    solo2_flow,
     turn,
 )
 from services.rules.land.data import catalog, economy
@@ -142,9 +143,16 @@ class LandRules(KernelRules):
             "kind": result.get("kind", ""),
             "scores": result.get("scores", {}),
         }
-        if "turns" in result:  # solo variants record the turns taken
-            out["turns"] = result["turns"]
+        # solo variants record the turns taken in game_won; every game reports its turns
+        out["turns"] = int(result.get("turns", state.count("turn")))
         return out
+
+    def solo_key(self, state: State) -> tuple[str, int] | None:
+        """Return (variant, challenge) of a full solo game (challenge 0 for solo1), else None."""
+        opts = dict(state.var("options", {}) or {})
+        if not is_solo(opts) or opts.get("short_game"):
+            return None  # the record is of the rulebook's 20 Prestige / 80 Town Health game
+        return str(opts["variant"]), int(opts.get("challenge") or 0)
 
 
 RULES = LandRules()

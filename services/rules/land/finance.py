@@ -8,7 +8,7 @@ from typing import Any
 from services.kernel.errors import RuleViolation
 from services.rules.kernel.state import State
 from services.rules.land.damage import can_carry
-from services.rules.land.data import card, economy, factions
+from services.rules.land.data import card, economy
 from services.rules.land.economy import (
     adjust,
     buy_defense,
@@ -24,7 +24,7 @@ from services.rules.land.economy import (
 from services.rules.land.flow import Args, Ctx, answer, options, sync_bank, sync_town, task
 from services.rules.land.party import CROWNS, can_load
 from services.rules.land.play import play_card, playable
-from services.rules.land.state import bank, game_options, players, town
+from services.rules.land.state import bank, game_options, home, perks_of, players, town
 
 FACTS = {
     "sell_tech": "tech_sold",
@@ -43,8 +43,7 @@ def _mod1(state: State) -> bool:
 
 def perk_draw(state: State, seat: str) -> dict[str, Any] | None:
     """Return the seat's "pay n Salvage, draw 1 Action card" perk (Coalition), if it has one."""
-    faction = state.var(f"faction.{seat}")
-    perks = factions()[faction]["perks"] if faction in factions() else []
+    perks = perks_of(state, seat)  # none for a Ronin without a mat or a destroyed town
     return next((dict(p) for p in perks if p["kind"] == "draw_action_for_salvage"), None)
 
 
@@ -205,8 +204,8 @@ def _financed(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
         sync_town(ctx, seat, adjust(t, salvage=-int(npcm["hire"])), "NPCM hired")
         ctx.move(args["card"], f"hand.{seat}", f"npcm.{seat}")
         hired = ctx.state.var("npcms", [])
-        home = ctx.state.var(f"home.{seat}")
-        entry = {"card": args["card"], "hirer": seat, "target": args["target"], "at": home}
+        at = list(home(ctx.state, seat))
+        entry = {"card": args["card"], "hirer": seat, "target": args["target"], "at": at}
         ctx.setv("npcms", [*hired, entry])
         ctx.note("npcm_hired", seat=seat, card=args["card"], target=args["target"])
     elif kind == "play":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from services.rules.kernel.api import PUBLIC
 from services.rules.kernel.flow import Args, Ctx, Registry
@@ -34,6 +35,15 @@ def sync_town(ctx: Ctx, seat: str, new: Town, reason: str) -> None:
     """Emit the counter changes that turn a seat's town into `new`."""
     old = town(ctx.state, seat)
     ctx.add(f"salvage.{seat}", new.salvage - old.salvage, reason)
+    if ctx.state.var(f"ronin.{seat}") == "wandering":
+        # Ronin: "They cannot gain and lose Town Health or Prestige until they successfully
+        # complete a City/Rad Encounter card." An Event's bonus waits for the new mat.
+        if reason == "event":
+            held = dict(ctx.state.var(f"ronin_bonus.{seat}", {}) or {})
+            held["prestige"] = held.get("prestige", 0) + new.prestige - old.prestige
+            held["town_health"] = held.get("town_health", 0) + new.town_health - old.town_health
+            ctx.setv(f"ronin_bonus.{seat}", held)
+        new = replace(new, prestige=old.prestige, town_health=old.town_health)
     ctx.add(f"prestige.{seat}", new.prestige - old.prestige, reason)
     gain = new.town_health - old.town_health
     if gain > 0 and ctx.state.var(f"homeless.{seat}"):
@@ -42,6 +52,11 @@ def sync_town(ctx: Ctx, seat: str, new: Town, reason: str) -> None:
     ctx.add(f"defense.{seat}", new.defense - old.defense, reason)
     for t in set(old.techs) | set(new.techs):
         ctx.add(f"tech.{seat}.{t}", new.techs.get(t, 0) - old.techs.get(t, 0), reason)
+    gained = sorted(t for t in new.techs if new.techs[t] > old.techs.get(t, 0))
+    if gained and dict(ctx.state.var("options", {})).get("variant") == "solo2":
+        # Solo II's OFTEC row 10 takes "the last Town Technology you equipped"
+        kept = [t for t in ctx.state.var(f"equipped.{seat}", []) if t not in gained]
+        ctx.setv(f"equipped.{seat}", [*kept, *gained])
     for r in set(old.resource_defense) | set(new.resource_defense):
         ctx.add(
             f"rdef.{r}", new.resource_defense.get(r, 0) - old.resource_defense.get(r, 0), reason

@@ -13,7 +13,16 @@ from services.rules.land.flow import Args, Ctx, task
 from services.rules.land.hexmap import GameMap, Hex, adjacent, game_map
 from services.rules.land.party import CROWNS
 from services.rules.land.setup_flow import D100, percentile
-from services.rules.land.state import game_options, member, players, pos
+from services.rules.land.state import (
+    game_options,
+    home,
+    member,
+    own_town,
+    players,
+    pos,
+    starting_techs,
+    taken_factions,
+)
 
 FALLOUT_SKILLS = ("survival", "medical")
 FALLOUT_NEEDED = 1  # successes each individual check needs (the rule names none: land.md)
@@ -96,7 +105,7 @@ def _nuke_rolled(ctx: Ctx, a: Args) -> None:
             ctx.note("mission_destroyed", at=n)
     tasks: list[tuple[str, Args]] = []
     for seat in players(ctx.state):
-        if tuple(ctx.state.var(f"home.{seat}")) in hit and not ctx.state.var(f"homeless.{seat}"):
+        if own_town(ctx.state, seat) in hit and not ctx.state.var(f"homeless.{seat}"):
             tasks.append(("town_nuked", {"seat": seat}))
         f = fate(pos(ctx.state, seat), centre)
         if f == "destroyed":
@@ -115,7 +124,7 @@ def _town_nuked(ctx: Ctx, a: Args) -> None:
 def _town_nuked_rolled(ctx: Ctx, a: Args) -> None:
     seat = a["seat"]
     lost = sum(int(f) for f in a["faces"])
-    start = set(factions()[ctx.state.var(f"faction.{seat}")]["techs"])
+    start = set(starting_techs(ctx.state, seat))
     kept: dict[str, int] = {}
     for t in sorted(start | _techs(ctx.state, seat)):
         n = ctx.state.count(f"tech.{seat}.{t}")
@@ -151,7 +160,7 @@ def _regroup(ctx: Ctx, seat: str) -> None:
     """Send a party with nobody left home, or out of the blast when home is radiated."""
     m = board(ctx.state)
     if not any(member(ctx.state, seat, k) for k in CROWNS):
-        ctx.setv(f"pos.{seat}", list(push_out(m, tuple(ctx.state.var(f"home.{seat}")))))
+        ctx.setv(f"pos.{seat}", list(push_out(m, home(ctx.state, seat))))
         ctx.note("party_lost", seat=seat)
         return
     to = push_out(m, pos(ctx.state, seat))
@@ -195,7 +204,7 @@ def _fallout_rolled(ctx: Ctx, a: Args) -> None:
 
 def neutral_town_at(state: State, at: Hex) -> int | None:
     """Return the faction roll of a neutral faction whose (unradiated) town is on this hex."""
-    taken = {state.var(f"faction.{s}") for s in players(state)}
+    taken = taken_factions(state)
     for roll, h in game_map().towns.items():
         if h == at and roll not in taken and board(state).passable(h):
             return int(roll)

@@ -7,7 +7,7 @@ from services.rules.land.economy import claim_resource, lose_resource, town_atta
 from services.rules.land.flow import Args, Ctx, sync_town, task
 from services.rules.land.hexmap import distances, game_map
 from services.rules.land.pvp import npcm_goal, npcm_move, raider_assignment
-from services.rules.land.state import pos, town
+from services.rules.land.state import home, pos, town
 
 MOUNTAIN = int(economy()["mountain_move_cost"])
 
@@ -40,7 +40,7 @@ def _npcm_turn(ctx: Ctx, a: Args) -> None:
         info["class"],
         n.get("assignment", ""),
         pos(ctx.state, target),
-        tuple(ctx.state.var(f"home.{target}")),
+        home(ctx.state, target),
         resource,
     )
     end, arrived = npcm_move(m, at, goal, int(info["speed"]), MOUNTAIN)
@@ -93,6 +93,7 @@ def _strike(ctx: Ctx, a: Args) -> None:
         for dtype, k in sorted(info["damage"].items()):
             ctx.push(("damage", {"seat": target, "type": dtype, "n": int(k), "how": "random"}))
     ctx.note("npcm_struck", card=n["card"], target=target)
-    ctx.move(n["card"], f"npcm.{hirer}", "discard.action")
+    pile = "discard.red_dot" if str(hirer).startswith("of") else "discard.action"
+    ctx.move(n["card"], f"npcm.{hirer}", pile)
     ctx.setv("npcms", [x for j, x in enumerate(hired) if j != i])
     ctx.push(("npcms_act", {"i": i}))

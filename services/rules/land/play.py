@@ -11,7 +11,7 @@ from services.rules.land.economy import adjust
 from services.rules.land.flow import Args, Ctx, sync_town, task
 from services.rules.land.gods_hammer import board, push_out
 from services.rules.land.party import CROWNS
-from services.rules.land.state import member, party, players, town
+from services.rules.land.state import home, member, party, players, town
 
 
 def playable(ctx: Ctx, seat: str, timings: tuple[str, ...]) -> list[tuple[str, Args]]:
@@ -149,8 +149,8 @@ def _bury(ctx: Ctx, a: Args) -> None:
             ctx.set_to(f"dmg.{seat}.{k}.{t}", 0, "died")
         ctx.note("character_died", seat=seat, crown=k, card=m.character, equipment=list(m.gear))
     if not party(ctx.state, seat).crowns:
-        home = push_out(board(ctx.state), tuple(ctx.state.var(f"home.{seat}")))
-        ctx.setv(f"pos.{seat}", list(home))
+        back = push_out(board(ctx.state), home(ctx.state, seat))
+        ctx.setv(f"pos.{seat}", list(back))
         ctx.note("party_lost", seat=seat)
 
 

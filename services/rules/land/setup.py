@@ -17,10 +17,14 @@ OPTION_KEYS = (
     "harsh_modifier_2",
     "gods_hammer",
     "ronin",
+    "challenge",
+    "pvp_option",
 )
 HARSH_KEYS = ("harsh_reality", "harsh_modifier_1", "harsh_modifier_2")
-VARIANTS = ("standard", "solo1")
-SOLO_VARIANTS = ("solo1",)
+VARIANTS = ("standard", "solo1", "solo2")
+SOLO_VARIANTS = ("solo1", "solo2")
+CHALLENGES = (1, 2, 3, 4)  # Solo Variant II: 1-4 opposing factions
+PVP_OPTIONS = (1, 2)  # Solo Variant II PVP Options
 
 
 @dataclass(frozen=True)
@@ -110,9 +114,34 @@ def validate_options(options: Mapping[str, Any]) -> dict[str, Any]:
         raise ValueError("options.gods_hammer: must be true or false")
     if out.get("gods_hammer") and is_solo(out):
         raise ValueError("options.gods_hammer: an optional rule for 2-6 players, not solo")
-    if out.get("ronin"):
-        raise ValueError("options.ronin: not available yet")
+    _validate_solo2(out)
+    if not isinstance(out.get("ronin", False), bool):
+        raise ValueError("options.ronin: must be true or false")
+    if out.get("ronin") and is_solo(out):
+        raise ValueError("options.ronin: an optional rule for 2-6 players, not solo")
     return out
+
+
+def is_solo2(options: Mapping[str, Any] | None) -> bool:
+    """Return whether the options choose Solo Variant II."""
+    return bool(options) and (options or {}).get("variant") == "solo2"
+
+
+def _validate_solo2(out: dict[str, Any]) -> None:
+    """Check challenge / pvp_option: Solo Variant II only, challenge required, both bounded."""
+    if out["variant"] != "solo2":
+        for key in ("challenge", "pvp_option"):
+            if out.get(key) is not None:
+                raise ValueError(f"options.{key}: only with variant solo2")
+        return
+    level = out.get("challenge")
+    if isinstance(level, bool) or level not in CHALLENGES:
+        raise ValueError("options.challenge: solo2 needs a challenge level 1, 2, 3 or 4")
+    pvp = out.setdefault("pvp_option", 1)
+    if isinstance(pvp, bool) or pvp not in PVP_OPTIONS:
+        raise ValueError("options.pvp_option: must be 1 or 2")
+    if pvp == 2:
+        raise ValueError("options.pvp_option: option 2 (a PVP Party) is not available yet; use 1")
 
 
 def accept_unique(taken: Sequence[int], roll: int) -> bool:

@@ -15,9 +15,9 @@ from services.rules.land.effects import track_deltas
 from services.rules.land.flow import Args, Ctx, answer, options, receive, sync_town, task
 from services.rules.land.hexmap import game_map
 from services.rules.land.party import CROWNS, can_load
-from services.rules.land.setup import first_player, is_solo, reroll_seats
+from services.rules.land.setup import first_player, is_solo, is_solo2, reroll_seats
 from services.rules.land.solo_decks import solo_deck
-from services.rules.land.state import DECK_NAMES, players, town
+from services.rules.land.state import DECK_NAMES, faction_of, perks_of, players, town
 
 # 2d10 read as 1-100: the composite's parts rolled as one chance request (docs/games/land.md)
 D100 = ("d10_tens", "d10_units")
@@ -37,7 +37,8 @@ def _setup(ctx: Ctx, a: Args) -> None:
         req = ChanceRequest("deck_form", f"form {name}", deck=f"deck.{name}", cards=cards)
         ctx.deal(req, "deck_formed", i=i)
         return
-    ctx.push(("mission_roll", {}))
+    solo2 = is_solo2(ctx.state.var("options", {}))
+    ctx.push(("red_dot_form", {}) if solo2 else ("mission_roll", {}))
 
 
 @task("deck_formed")
@@ -70,8 +71,13 @@ def _mission_rolled(ctx: Ctx, a: Args) -> None:
 def _faction_roll(ctx: Ctx, a: Args) -> None:
     seats = players(ctx.state)
     i = int(a["i"])
+    if ctx.state.var("options", {}).get("ronin"):
+        # Ronin: "Players don't start with a Town Play Mat" (ronin.py places the parties)
+        ctx.push(("ronin_place", {"i": 0}))
+        return
     if i >= len(seats):
-        ctx.push(("deal_start", {"i": 0}))
+        solo2 = is_solo2(ctx.state.var("options", {}))
+        ctx.push(("opp_roll", {}) if solo2 else ("deal_start", {"i": 0}))
         return
     ctx.roll(["d10"], f"faction of {seats[i]}", "faction_rolled", i=i)
 
@@ -81,7 +87,7 @@ def _faction_rolled(ctx: Ctx, a: Args) -> None:
     seats = players(ctx.state)
     i, roll = int(a["i"]), int(a["faces"][0])
     seat = seats[i]
-    taken = [ctx.state.var(f"faction.{s}") for s in seats[:i]]
+    taken = [faction_of(ctx.state, s) for s in seats[:i]]
     ctx.note("faction_rolled", seat=seat, roll=roll, rerolled=roll in taken)
     if roll in taken:
         ctx.push(("faction_roll", {"i": i}))
@@ -169,11 +175,7 @@ def _perk_items(ctx: Ctx, a: Args) -> None:
         ctx.push(("events_at_setup", {"i": 0}))
         return
     seat = seats[i]
-    wanted = [
-        p["card"]
-        for p in factions()[ctx.state.var(f"faction.{seat}")]["perks"]
-        if p["kind"] == "starting_spoils"
-    ]
+    wanted = [p["card"] for p in perks_of(ctx.state, seat) if p["kind"] == "starting_spoils"]
     if not wanted:
         ctx.push(("perk_items", {"i": i + 1}))
         return

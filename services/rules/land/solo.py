@@ -5,8 +5,10 @@ from __future__ import annotations
 from services.rules.land.data import card, economy
 from services.rules.land.economy import adjust
 from services.rules.land.flow import Args, Ctx, answer, sync_town, task
+from services.rules.land.oftec import solo2
+from services.rules.land.setup import is_solo2
 from services.rules.land.setup_flow import apply_simple
-from services.rules.land.state import town
+from services.rules.land.state import game_options, town
 
 BANK_AUCTION = "auction.bank"  # the three face-up Spoils of the solo Auction House
 
@@ -17,6 +19,13 @@ def solo_price(card_id: str) -> int:
     if "event" in data["types"]:
         return int(economy()["solo"]["event_price"])
     return int(data["value"])
+
+
+def auction_buys(options: dict[str, object]) -> int:
+    """Return how many of the three Spoils the player may buy: 2 (Solo I), all 3 (Solo II)."""
+    if is_solo2(options):
+        return int(solo2()["auction_buys"])  # "You may purchase any or all of them"
+    return int(economy()["solo"]["auction_buys"])
 
 
 def buy_options(cards: list[str], salvage: int) -> list[tuple[str, Args]]:
@@ -40,7 +49,7 @@ def _solo_ask(ctx: Ctx, a: Args) -> None:
     seat, bought = a["seat"], int(a["bought"])
     cards = ctx.state.zone(BANK_AUCTION)
     opts = buy_options(list(cards), ctx.state.count(f"salvage.{seat}"))
-    if bought >= int(economy()["solo"]["auction_buys"]) or len(opts) == 1:
+    if bought >= auction_buys(game_options(ctx.state)) or len(opts) == 1:
         _close(ctx)
         return
     prompt = "buy a Spoils card from the Bank's Auction House"

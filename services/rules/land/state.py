@@ -8,7 +8,7 @@ from typing import Any
 from services.rules.kernel.state import State
 from services.rules.kernel.zones import ZoneRules
 from services.rules.land.damage import Member
-from services.rules.land.data import DAMAGE_TYPES, economy
+from services.rules.land.data import DAMAGE_TYPES, economy, factions
 from services.rules.land.economy import Bank, Town
 from services.rules.land.party import CROWNS, Party
 from services.rules.land.zones import seen_by
@@ -82,3 +82,54 @@ def pos(state: State, seat: str) -> tuple[int, int]:
 def game_options(state: State) -> dict[str, Any]:
     """Return the game's options."""
     return dict(state.var("options", {}))
+
+
+NO_TOWN = (-1, -1)  # off the board: the own-town hex of a party without a Town Play Mat
+
+
+def faction_of(state: State, seat: str) -> int | None:
+    """Return a seat's faction (its 1d10 number), or None for a Ronin without a mat yet.
+
+    Every rule that reads a seat's faction goes through here (Ronin: docs/games/land.md 1.5).
+    """
+    f = state.var(f"faction.{seat}")
+    return None if f is None else int(f)
+
+
+def perks_of(state: State, seat: str) -> list[dict[str, Any]]:
+    """Return the perks of a seat's Town Play Mat (none without a mat or while destroyed).
+
+    God's Hammer: a destroyed town's perks stop until the party joins a Neutral Faction
+    ("Afterwards, they gain its Perks").
+    """
+    f = faction_of(state, seat)
+    if f is None or state.var(f"homeless.{seat}"):
+        return []
+    return list(factions()[f]["perks"])
+
+
+def starting_techs(state: State, seat: str) -> list[str]:
+    """Return the starting Town Technologies printed on a seat's mat (none without a mat)."""
+    f = faction_of(state, seat)
+    return [] if f is None else list(factions()[f]["techs"])
+
+
+def taken_factions(state: State) -> set[int]:
+    """Return the factions played by a seat (the others are Neutral Factions)."""
+    return {f for s in players(state) if (f := faction_of(state, s)) is not None}
+
+
+def home(state: State, seat: str) -> tuple[int, int]:
+    """Return where a seat's party regroups: its starting town, or a Ronin's starting hex."""
+    x, y = state.var(f"home.{seat}")
+    return (int(x), int(y))
+
+
+def own_town(state: State, seat: str) -> tuple[int, int]:
+    """Return the hex of a seat's own starting town, or NO_TOWN without a mat."""
+    return NO_TOWN if faction_of(state, seat) is None else home(state, seat)
+
+
+def wandering(state: State, seat: str) -> bool:
+    """Return whether a Ronin party has not yet completed a City/Rad Encounter."""
+    return state.var(f"ronin.{seat}") == "wandering"

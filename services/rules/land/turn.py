@@ -4,18 +4,30 @@ from __future__ import annotations
 
 from services.rules.kernel.state import State
 from services.rules.land.business import deal_counts, income, over_hand_limit
-from services.rules.land.data import card, economy, factions
+from services.rules.land.data import card, economy
 from services.rules.land.deeds import Weeks, new_turn
 from services.rules.land.economy import adjust, lose_resource, production
 from services.rules.land.flow import Args, Ctx, answer, options, sync_town, task
 from services.rules.land.gods_hammer import hammer_on
 from services.rules.land.hexmap import game_map
-from services.rules.land.setup import is_solo
+from services.rules.land.setup import is_solo, is_solo2
 from services.rules.land.setup_flow import apply_simple
-from services.rules.land.state import game_options, players, town
+from services.rules.land.state import game_options, perks_of, players, town
 from services.rules.land.town_events import roll_town_event
 from services.rules.land.victory import Standing, check_end_of_phase, solo_end
 from services.rules.land.zones import ends_phase, next_step, turn_order
+
+
+def solo2_step(sub: str, tasks: list[tuple[str, Args]]) -> list[tuple[str, Args]]:
+    """Add Solo Variant II's tasks to a sub-phase: the OFTEC rolls, waiting Red Dot cards."""
+    if sub == "town_events":
+        # "the player first rolls 1d10 on the standard Town Events Chart ... Then the player
+        # rolls a 1d10 for each opposing Faction on the Opposing Faction Town Events Chart"
+        return [*tasks, ("oftec", {"j": 0})]
+    timing = {"resolve": "effects", "parties": "party_exploits"}.get(sub)
+    if timing is None:
+        return tasks
+    return [("red_dot_timing", {"timing": timing}), *tasks]
 
 
 def order(ctx: Ctx) -> list[str]:
@@ -61,6 +73,8 @@ def _step(ctx: Ctx, a: Args) -> None:
         tasks += [(per_seat, {"seat": s, "sub": sub, "timing": timing}) for s in order(ctx)]
     if sub == "resolve" and hammer_on(ctx.state):
         tasks.insert(0, ("nuke", {}))  # "During each Effects Phase, a nuke detonates"
+    if is_solo2(game_options(ctx.state)):
+        tasks = solo2_step(sub, tasks)
     tasks.append(("after_step", {"phase": phase, "sub": sub}))
     ctx.push(*tasks)
 
@@ -160,7 +174,7 @@ def _produce(ctx: Ctx, a: Args) -> None:
     seat = a["seat"]
     m = game_map()
     t = town(ctx.state, seat)
-    perks = factions()[ctx.state.var(f"faction.{seat}")]["perks"]
+    perks = perks_of(ctx.state, seat)
     gain = income(perks)
     draws: list[str] = []
     th = 0

@@ -9,11 +9,14 @@ from services.kernel.errors import InvalidArgument
 from services.rules.kernel.api import Event, Setup
 from services.rules.kernel.engine import KernelRules
 from services.rules.kernel.state import State, dumps, to_json
-from services.rules.worlds import flow_combat  # noqa: F401  (registers the combat tasks)
+from services.rules.worlds import (
+    flow_combat,  # noqa: F401  (registers the combat tasks)
+    priority,  # noqa: F401  (registers the priority round)
+)
 from services.rules.worlds import options as game_options
 from services.rules.worlds.board import stats
 from services.rules.worlds.facts import fact
-from services.rules.worlds.flow import REGISTRY, emit
+from services.rules.worlds.flow import CURRENT, REGISTRY, RULES_VERSION, emit
 from services.rules.worlds.state import SEATS, WorldsState
 from services.rules.worlds.table import Table
 
@@ -34,6 +37,10 @@ class WorldsRules(KernelRules):
         "discard": {"card": str},
     }
 
+    def seal(self, options: dict[str, Any]) -> tuple[dict[str, Any], dict[str, tuple[str, ...]]]:
+        """Split CreateGame options into public ones and the libraries' cards (deck service)."""
+        return game_options.seal(options)
+
     def initial_state(self) -> State:
         """The empty state."""
         return WorldsState()
@@ -45,12 +52,18 @@ class WorldsRules(KernelRules):
         opts = game_options.parse(setup.options)
         ctx = REGISTRY.ctx(WorldsState())
         ctx.emit("game_created", {"game_id": game_id})
-        sizes = [len(opts.libraries[s]) for s in SEATS]
+        sizes = [opts.size(s) for s in SEATS]
         emit(
             ctx,
             [fact("game_started", seats=list(SEATS), library_sizes=sizes, bots=list(opts.bots))],
         )
-        forms = [("form", {"seat": s, "cards": list(opts.libraries[s])}) for s in SEATS]
+        if opts.sealed:  # the cards wait face down in the deck service: shuffle them there
+            ctx.setv(RULES_VERSION, CURRENT)
+            forms: list[tuple[str, dict[str, Any]]] = [
+                ("shuffle_library", {"seat": s}) for s in SEATS
+            ]
+        else:  # a game recorded before sealing (its GameCreated options name the decks)
+            forms = [("form", {"seat": s, "cards": list(opts.libraries[s])}) for s in SEATS]
         deals = [("draw", {"seat": s, "n": 5}) for s in SEATS]
         ctx.push(*forms, *deals, ("first", {"human": opts.human_starts}))
         ctx.run()

@@ -29,6 +29,41 @@ def emit(ctx: Ctx, events: Sequence[Event]) -> None:
         ctx.emit(e.type, e.data, e.visibility)
 
 
+# The kernel var naming the rules version a game was started with (docs/games/worlds.md,
+# "Rules versions"); absent in games recorded before version 2, which replay as they were.
+RULES_VERSION = "rules_version"
+CURRENT = 2
+
+
+def version(ctx: Ctx) -> int:
+    """The rules version of the game being decided (1 when the game predates the var)."""
+    return int(ctx.state.var(RULES_VERSION, 1))
+
+
+def ask_from_hand(
+    ctx: Ctx,
+    seat: str,
+    kind: str,
+    resume: str,
+    prompt: str,
+    opts: list[tuple[str, Args]],
+    **data: Any,
+) -> None:
+    """Ask a decision whose options name cards in the seat's hand without publishing them
+    (version 2: listed from the state on demand; version 1 recorded them in the flow)."""
+    ctx.ask(seat, kind, resume, prompt, None if version(ctx) >= 2 else opts, **data)
+
+
+def open_window(ctx: Ctx, active: str, deploy: bool, nxt: list[Any]) -> None:
+    """Open a priority round in the active player's turn, then run nxt (version 2: both
+    players in turn until both pass; version 1: the active player only)."""
+    if version(ctx) >= 2:
+        deployer = active if deploy else ""
+        ctx.push(("window", {"seat": active, "deployer": deployer, "passes": 0, "next": nxt}))
+    else:
+        ctx.push(("act", {"seat": active, "deploy": deploy, "next": nxt}))
+
+
 def check_end(ctx: Ctx) -> bool:
     """End the game when a Capital reached zero; return whether it ended."""
     ended = steps.ending(table(ctx))
@@ -45,6 +80,12 @@ def _form(ctx: Ctx, a: Args) -> None:
         "deck_form", f"form {deck}", deck=deck, cards=tuple(a["cards"]), shuffled=True
     )
     ctx.deal(req, "formed")
+
+
+@task("shuffle_library")
+def _shuffle_library(ctx: Ctx, a: Args) -> None:
+    deck = library(a["seat"])
+    ctx.deal(ChanceRequest("deck_shuffle", f"shuffle {deck}", deck=deck), "formed")
 
 
 @task("formed")
@@ -97,7 +138,7 @@ def _resources(ctx: Ctx, a: Args) -> None:
     seat = a["seat"]
     emit(ctx, steps.resources_phase(table(ctx), [int(f) for f in a["faces"]]))
     emit(ctx, steps.healing_phase(table(ctx)))
-    ctx.push(("act", {"seat": seat, "deploy": False, "next": ["draw_phase", {"seat": seat}]}))
+    open_window(ctx, seat, False, ["draw_phase", {"seat": seat}])
 
 
 @task("draw_phase")
@@ -117,6 +158,9 @@ def _deploy(ctx: Ctx, a: Args) -> None:
     seat = a["seat"]
     foe = table(ctx).board.other(seat)
     emit(ctx, [fact("phase_started", seat=seat, phase="deploy")])
+    if version(ctx) >= 2:  # one round: the active player deploys, either side uses abilities
+        open_window(ctx, seat, True, ["combat", {"seat": seat}])
+        return
     window = ["act", {"seat": foe, "deploy": False, "next": ["combat", {"seat": seat}]}]
     ctx.push(("act", {"seat": seat, "deploy": True, "next": window}))
 
@@ -137,9 +181,22 @@ def _act(ctx: Ctx, a: Args) -> None:
         ctx.push((a["next"][0], a["next"][1]))
         return
     what = "deploy, use an ability or done" if a["deploy"] else "use an ability or done"
-    ctx.ask(
-        a["seat"], "act", "acted", what, opts, actor=a["seat"], deploy=a["deploy"], next=a["next"]
+    ask_from_hand(
+        ctx,
+        a["seat"],
+        "act",
+        "acted",
+        what,
+        opts,
+        actor=a["seat"],
+        deploy=a["deploy"],
+        next=a["next"],
     )
+
+
+@REGISTRY.options("act")
+def _act_options(state: WorldsState, data: Args) -> list[tuple[str, Args]]:
+    return action_options(state.table, data["actor"], bool(data["deploy"]))
 
 
 @answer("acted")

@@ -2,11 +2,24 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from services.rules.kernel.flow import Args, Ctx
 from services.rules.worlds import choices, steps
 from services.rules.worlds.combat import Strike
 from services.rules.worlds.facts import fact
-from services.rules.worlds.flow import _declare, answer, check_end, emit, table, task
+from services.rules.worlds.flow import (
+    REGISTRY,
+    _declare,
+    answer,
+    ask_from_hand,
+    check_end,
+    emit,
+    open_window,
+    table,
+    task,
+    version,
+)
 
 
 @task("block")
@@ -33,6 +46,9 @@ def _blocked(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
 def _order(ctx: Ctx, a: Args) -> None:
     opts = choices.order_options(table(ctx))
     if not opts:
+        if version(ctx) >= 2:
+            open_window(ctx, a["seat"], False, ["rolls", a])
+            return
         foe = table(ctx).board.other(a["seat"])
         ctx.push(("act", {"seat": foe, "deploy": False, "next": ["rolls", a]}))
         return
@@ -75,8 +91,15 @@ def _discard(ctx: Ctx, a: Args) -> None:
         emit(ctx, steps.end_turn(table(ctx)))
         ctx.push(("turn", {"seat": table(ctx).board.other(a["seat"])}))
         return
-    opts = [("discard", o) for o in choices.discard_options(table(ctx), a["seat"])]
-    ctx.ask(a["seat"], "discard", "discarded", "discard down to seven", opts, active=a["seat"])
+    opts = _discard_options(ctx.state, {"active": a["seat"]})
+    ask_from_hand(
+        ctx, a["seat"], "discard", "discarded", "discard down to seven", opts, active=a["seat"]
+    )
+
+
+@REGISTRY.options("discard")
+def _discard_options(state: Any, data: Args) -> list[tuple[str, Args]]:
+    return [("discard", o) for o in choices.discard_options(state.table, data["active"])]
 
 
 @answer("discarded")

@@ -59,8 +59,19 @@ def drawn(seat: str, card: str, library_after: int) -> list[Event]:
 
 
 def plan_of(table: Table) -> CombatPlan:
-    """The combat declared this turn, with unchallenged attackers raiding by default."""
-    plan = CombatPlan(table.turn.attackers, dict(table.turn.blocks), dict(table.turn.orders))
+    """The combat declared this turn, with unchallenged attackers raiding by default; a card
+    removed since it was declared (an ability in the window before the rolls) takes no part."""
+    on = table.board.has
+    attackers = tuple(a for a in table.turn.attackers if on(a))
+    blocks = {
+        d: tuple(a for a in against if on(a))
+        for d, against in table.turn.blocks
+        if on(d) and any(on(a) for a in against)
+    }
+    orders = {
+        a: order for a, order in table.turn.orders if on(a) and (order[0] == "raid" or on(order[1]))
+    }
+    plan = CombatPlan(attackers, blocks, orders)
     return CombatPlan(plan.attackers, plan.blocks, default_orders(plan))
 
 

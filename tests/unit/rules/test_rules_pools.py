@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from services.app import SINGLE_SERVICES
-from services.dice.engine import DiceEngine
+from services.dice.engine import ROLLED, DiceEngine, dice_stream
+from services.dice.service import check_visible_to
 from services.kernel.errors import InvalidArgument
 from services.kernel.store.sqlite import SqliteEventStore
 from services.rules.common.api import Command
@@ -71,4 +72,27 @@ async def test_another_replica_of_the_pool_continues_a_game_from_the_log(tmp_pat
     # then it folded the game from the log and moved it on
     assert after.version > loaded.version
     assert after.version == await store.version("game-rep1")
+    await store.close()
+
+
+class CheckedDice(DiceEngine):
+    """The dice engine behind the dice service's visible_to check, as a pool reaches it."""
+
+    async def roll(self, game_id, purpose, dice, visible_to=None, key=""):  # type: ignore[no-untyped-def]
+        await check_visible_to(self.store, game_id, list(visible_to or []))
+        return await super().roll(game_id, purpose, dice, visible_to, key)
+
+
+async def test_a_land_pool_game_with_fewer_than_six_seats_rolls_for_its_own_seats(tmp_path) -> None:
+    # given the rules-land pool, whose dice refuse a visible_to entry that is no seat
+    store = SqliteEventStore(tmp_path / "l.db")
+    runner = GameRunner(store, CheckedDice(store), only=POOLS["rules-land"])
+    seats = {f"p{i}": f"u{i}" for i in range(1, 6)}
+    # when a 5-seat game is created (its setup rolls are public: every seat sees them)
+    loaded, _ = await runner.create("land", "five", seats, {"short_game": True, "max_turns": 1})
+    # then setup got past its rolls, each visible to the game's five seats, not to a p6
+    rolls = await store.read(dice_stream("five"))
+    visibility = [e.visibility for e in rolls if e.type == ROLLED]
+    assert visibility and all(v == sorted(seats) for v in visibility), visibility
+    assert loaded.version > 1
     await store.close()

@@ -7,7 +7,9 @@ from typing import Any
 
 from services.rules.common.api import CHANCE, Command, Event, Setup
 from services.rules.fallen import RULES
+from services.rules.fallen.cards import LATEST
 from services.rules.fallen.state import DL, HERO, State
+from services.rules.kernel.dealer import Dealer
 
 END = ("window_open", {"name": "test_end", "who": HERO})
 
@@ -22,8 +24,14 @@ class Game:
         skill: str | None = None,
         quest: int = 0,
         stories: list[str] | None = None,
+        card_data: int = LATEST,
     ) -> None:
-        self.events: list[Event] = list(RULES.initial_events("t", Setup({HERO: "h", DL: "d"})))
+        # The engine-held decks of games created before the deck service dealt (still
+        # replayed): a test can put a given card on top of a deck. Games dealt by the deck
+        # service are tested by playouts, the golden game and tests/unit/rules/fallen/
+        # test_fallen_dealt_decks.py.
+        setup = Setup({HERO: "h", DL: "d"}, {"card_data": card_data})
+        self.events: list[Event] = list(RULES.older_setups("t", setup)[0])
         self.state: State = RULES.initial_state()
         for e in self.events:
             self.state = RULES.evolve(self.state, e)
@@ -153,6 +161,19 @@ class Game:
     def notes(self, type_: str) -> list[dict[str, Any]]:
         """Return the data of recorded events of a type."""
         return [dict(e.data) for e in self.events if e.type == type_]
+
+
+def dealt_start(game_id: str = "t") -> State:
+    """Return a new game's state once the deck service (the kernel's Dealer) has formed its
+    face-down decks: waiting for the Hero to choose a character."""
+    state = RULES.initial_state()
+    for e in RULES.initial_events(game_id, Setup({HERO: "h", DL: "d"})):
+        state = RULES.evolve(state, e)
+    dealer = Dealer(b"t" * 32, game_id)
+    while (p := RULES.pending(state)) is not None and p.chance is not None:
+        for e in RULES.decide(state, dealer.answer(p.chance)):
+            state = RULES.evolve(state, e)
+    return state
 
 
 def dumps(obj: Any) -> str:

@@ -30,17 +30,17 @@ def events_digest(events: list[Event]) -> str:
 def record() -> dict[str, Any]:
     """Play the seeded game (heuristic hero, random Dungeon Lord) and record every command."""
     commands: list[Command] = []
-    original = RULES.decide
+    original = RULES.step
 
-    def recording(state: Any, command: Command) -> list[Event]:
+    def recording(state: Any, command: Command) -> tuple[list[Event], Any]:
         commands.append(command)
         return original(state, command)
 
-    RULES.decide = recording  # type: ignore[method-assign]
+    RULES.step = recording  # type: ignore[method-assign]
     try:
         p = play(RULES, Setup(SEATS), SEED, "golden", policies={"hero": heuristic})
     finally:
-        RULES.decide = original  # type: ignore[method-assign]
+        del RULES.step  # the class's method again
     return {
         "seed": SEED,
         "seats": SEATS,

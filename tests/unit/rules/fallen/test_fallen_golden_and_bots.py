@@ -11,18 +11,19 @@ import pytest
 from services.rules.common.api import Command, Event, Setup
 from services.rules.fallen import RULES
 from services.rules.fallen.bot import heuristic
+from services.rules.fallen.cards import using
+from services.rules.fallen.setup import initial_zones
 from services.rules.playout import play
 from tests.unit.rules.fallen.golden import GOLDEN, events_digest
 
 SEATS = {"hero": "a", "dungeon_lord": "b"}
+NEWEST = RULES.new_game_options({})  # new games: the newest card data
 QUICK_PLAYOUTS = int(os.environ.get("FALLEN_QUICK_PLAYOUTS", "1000"))
 
 
 def _cards_at_start() -> Counter[str]:
-    state = RULES.initial_state()
-    for ev in RULES.initial_events("start", Setup(SEATS)):
-        state = RULES.evolve(state, ev)
-    return Counter(c for zone in state.zones.values() for c in zone)
+    with using(NEWEST["card_data"]):  # where every card of the newest data starts
+        return Counter(c for cards in initial_zones().values() for c in cards)
 
 
 CARDS_AT_START = _cards_at_start()
@@ -32,7 +33,8 @@ def test_given_the_golden_commands_when_replayed_then_events_and_final_state_mat
     # given the recorded playthrough (every seat's and chance's command)
     golden = json.loads(GOLDEN.read_text())
     # when its commands are decided and folded from a fresh game
-    events: list[Event] = list(RULES.initial_events("golden", Setup(golden["seats"])))
+    setup = Setup(golden["seats"], golden.get("options", {}))  # none: the original card data
+    events: list[Event] = list(RULES.initial_events("golden", setup))
     state = RULES.initial_state()
     for ev in events:
         state = RULES.evolve(state, ev)
@@ -52,7 +54,7 @@ def test_given_the_golden_commands_when_replayed_then_events_and_final_state_mat
 def _hero_wins(policies, n: int) -> int:
     wins = 0
     for i in range(n):
-        p = play(RULES, Setup(SEATS), f"bots-{i}", policies=policies)
+        p = play(RULES, Setup(SEATS, NEWEST), f"bots-{i}", policies=policies)
         wins += RULES.outcome(p.state)["winner"] == "hero"
     return wins
 
@@ -74,7 +76,7 @@ def test_given_many_random_legal_playouts_then_every_game_reaches_a_winner_and_r
     # given QUICK_PLAYOUTS seeded random games (chance from the fair scheme)
     winners = {"hero": 0, "dungeon_lord": 0}
     for i in range(QUICK_PLAYOUTS):
-        p = play(RULES, Setup(SEATS), f"quick-{i}")
+        p = play(RULES, Setup(SEATS, NEWEST), f"quick-{i}")
         outcome = RULES.outcome(p.state)
         # then each reaches a winner
         assert outcome is not None and outcome["winner"] in winners, i
@@ -87,6 +89,10 @@ def test_given_many_random_legal_playouts_then_every_game_reaches_a_winner_and_r
             assert RULES.state_hash(state) == RULES.state_hash(p.state), i
         # and no counter (Fortune, XP, charges, wounds) is negative at the end
         assert all(v >= 0 for v in p.state.counters.values()), i
-        # and every card and token is still in exactly one zone (cards conserved)
-        assert Counter(c for zone in p.state.zones.values() for c in zone) == CARDS_AT_START, i
+        # and every card and token is in exactly one zone or counted in a face-down deck of
+        # the deck service (cards conserved)
+        held = Counter(c for zone in p.state.zones.values() for c in zone)
+        face_down = sum(n for k, n in p.state.counters.items() if k.startswith("deck."))
+        assert not held - CARDS_AT_START and max(held.values()) == 1, i
+        assert held.total() + face_down == CARDS_AT_START.total(), i
     assert sum(winners.values()) == QUICK_PLAYOUTS

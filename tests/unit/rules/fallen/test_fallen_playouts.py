@@ -1,7 +1,9 @@
 """Property test: random legal playouts end with a winner and keep every invariant.
 
 FALLEN_PLAYOUTS sets the number of games (default 40). The test's PRNG is seeded per
-game; it plays both seats and chance (random faces and permutations).
+game; it plays both seats and chance (random faces and permutations); the face-down decks
+are dealt by the kernel's Dealer, as the deck service would, and every card is either in an
+engine zone or in a dealer's deck, exactly once.
 """
 
 from __future__ import annotations
@@ -15,11 +17,14 @@ from typing import Any
 import pytest
 
 from services.kernel.errors import RuleViolation
-from services.rules.common.api import CHANCE, NOBODY, PUBLIC, Command, Event, Setup
+from services.rules.common.api import CHANCE, DECK_KINDS, NOBODY, PUBLIC, Command, Event, Setup
 from services.rules.fallen import RULES
 from services.rules.fallen.cards import catalog
 from services.rules.fallen.dice_faces import faces_of
+from services.rules.fallen.setup import initial_zones
 from services.rules.fallen.state import DL, HERO, SEATS, State, zone_seen_by
+from services.rules.kernel.dealer import Dealer
+from services.rules.kernel.state import deck_key
 
 PLAYOUTS = int(os.environ.get("FALLEN_PLAYOUTS", "40"))
 MAX_STEPS = 5000
@@ -63,17 +68,22 @@ def _check_view(state: State, seat: str | None) -> None:
         assert ok, f"view for {seat} leaks {cid} (in {state.where(cid)})"
 
 
-def _check_invariants(state: State, initial_cards: Counter[str]) -> None:
+def _check_invariants(state: State, initial_cards: Counter[str], dealer: Dealer) -> None:
     cards = Counter(c for zone in state.zones.values() for c in zone)
-    assert cards == initial_cards, "cards not conserved across zones"
+    cards += Counter(c for deck in dealer.decks.values() for c in deck)
+    assert cards == initial_cards, "cards not conserved across zones and dealt decks"
+    for deck, held in dealer.decks.items():
+        assert state.count(deck_key(deck)) == len(held), f"count of {deck} is not its size"
     for key, value in state.counters.items():
         assert value >= 0, f"counter {key} went negative: {value}"
     assert 0 <= state.count("shadow") <= 5
 
 
-def _chance(rng: random.Random, state: State, n: int) -> Command:
+def _chance(rng: random.Random, state: State, n: int, dealer: Dealer) -> Command:
     p = RULES.pending(state)
     assert p is not None and p.chance is not None
+    if p.kind in DECK_KINDS:
+        return dealer.answer(p.chance)
     if p.kind == "roll":
         faces = [rng.choice(faces_of(k)) for k in p.chance.dice]
         return Command(CHANCE, "roll", {"faces": faces, "nonce": n})
@@ -85,18 +95,20 @@ def _chance(rng: random.Random, state: State, n: int) -> Command:
 def play(seed: int) -> tuple[State, list[Event], int]:
     """Play one random game with all checks; return the final state, events and steps."""
     rng = random.Random(seed)
-    events = RULES.initial_events(f"game-{seed}", Setup({HERO: "h", DL: "d"}))
+    setup = Setup({HERO: "h", DL: "d"}, RULES.new_game_options({}))  # the newest card data
+    events = RULES.initial_events(f"game-{seed}", setup)
     state = RULES.initial_state()
     for e in events:
         state = RULES.evolve(state, e)
-    initial_cards = Counter(c for zone in state.zones.values() for c in zone)
-    steps = 0
+    initial_cards = Counter(c for cards in initial_zones().values() for c in cards)
+    dealer = Dealer(seed.to_bytes(32, "big"), f"game-{seed}")
+    steps, formed = 0, False
     while RULES.outcome(state) is None:
         assert steps < MAX_STEPS, "game did not end"
         p = RULES.pending(state)
         assert p is not None
         if p.seat == CHANCE:
-            cmd = _chance(rng, state, steps)
+            cmd = _chance(rng, state, steps, dealer)
         else:
             legal = RULES.legal_commands(state, p.seat)
             assert legal, f"no legal command for {p.seat} at {p.kind}"
@@ -110,7 +122,9 @@ def play(seed: int) -> tuple[State, list[Event], int]:
             state = RULES.evolve(state, e)
         events += new
         steps += 1
-        _check_invariants(state, initial_cards)
+        formed = formed or p.seat != CHANCE  # the box's decks are formed before any seat acts
+        if formed:
+            _check_invariants(state, initial_cards, dealer)
         if steps % 15 == 0:
             for seat in (None, HERO, DL):
                 _check_view(state, seat)

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from fallen_harness import Game
+from fallen_harness import Game, dealt_start
 
 from services.kernel.errors import RuleViolation
-from services.rules.common.api import Command, Setup
+from services.rules.common.api import Command
 from services.rules.fallen import RULES
 from services.rules.fallen.explain import why_not
 from services.rules.fallen.state import DL, HERO, State
@@ -37,10 +37,7 @@ def window(name: str, who: str = HERO, hand: tuple[str, ...] = (), fortune: int 
 
 def fresh() -> State:
     """Return a new game's state, waiting for the Hero to choose a character."""
-    state = RULES.initial_state()
-    for e in RULES.initial_events("t", Setup({HERO: "h", DL: "d"})):
-        state = RULES.evolve(state, e)
-    return state
+    return dealt_start()
 
 
 # --- cards from hand --------------------------------------------------------------------------
@@ -152,10 +149,10 @@ def test_a_refused_story_choice_lists_only_the_offered_paths() -> None:
 
 # --- Fortune and the Ultimate
 def test_fortune_dice_beyond_the_limit_name_the_limit() -> None:
-    # given the Hero's roll window, 6 Fortune and a Fortune limit of 2
+    # given the Hero's roll window, 6 Fortune and a Fortune limit of 3 (Merace, card data 2)
     g = window("hero_roll", fortune=6)
     # when he spends 5 / then the limit is named
-    assert "you may spend at most 2 Fortune on dice, not 5" in refusal(
+    assert "you may spend at most 3 Fortune on dice, not 5" in refusal(
         g.state, HERO, "fortune", n=5
     )
 
@@ -186,9 +183,9 @@ def test_an_initial_roll_beyond_the_fortune_limit_names_the_limit() -> None:
     g = window("hero_roll", fortune=6)
     g.run_tasks(("initial_roll", {"seat": HERO}))
     assert g.pending_kind == "challenge_roll"
-    # when he adds 3 Fortune dice / then the limit of 2 is named
-    msg = refusal(g.state, HERO, "challenge_roll", fortune=3, ultimate=False)
-    assert "you may spend at most 2 Fortune on dice, not 3" in msg
+    # when he adds 4 Fortune dice / then the limit of 3 is named
+    msg = refusal(g.state, HERO, "challenge_roll", fortune=4, ultimate=False)
+    assert "you may spend at most 3 Fortune on dice, not 4" in msg
 
 
 def test_an_uncharged_ultimate_names_the_charges_needed() -> None:

@@ -99,7 +99,8 @@ def test_purchasing_arcanist_two_example() -> None:
 
 
 def test_titan_one_fortune_adds_to_the_first_story_five() -> None:
-    g = Game(hero="seroth", dl="krogarn", skill="sk_titan_1")
+    # given Titan I and a Quest choice that gives the Hero nothing ("Read the Warding Tome")
+    g = Game(hero="seroth", dl="archivist", skill="sk_titan_1", quest=1)
     g.do(HERO, "choose", choice=g.quest_choice)
     assert g.count("fortune.hero") == 6
     assert g.count("fortune.dungeon_lord") == 5

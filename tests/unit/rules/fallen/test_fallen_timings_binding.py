@@ -50,8 +50,9 @@ def test_given_an_activation_when_the_creature_is_exhausted_then_a_window_opens_
     g.passes()
     # When the Dungeon Lord activates it
     g.do(DL, "activate", slot=3)
-    # Then its own ability has already happened, and the window opens for the Dungeon Lord
-    assert g.count("charges.dungeon_lord") == 1
+    # Then the window opens for the Dungeon Lord, and the Creature's own ability waits until
+    # it closes (card data 2: a kill or cancel played here pre-empts it, issue 12 item 1)
+    assert g.count("charges.dungeon_lord") == 0
     assert _window(g) == ("creature_exhausted", DL)
     assert ("play", {"card": "hp_ambush"}) not in g.legal(DL)
     g.do(DL, "pass")
@@ -60,6 +61,7 @@ def test_given_an_activation_when_the_creature_is_exhausted_then_a_window_opens_
     g.do(HERO, "play", card="hp_ambush")
     g.passes()
     assert g.count("wounds.slot.3") == 1
+    assert g.count("charges.dungeon_lord") == 1  # Stitch Soul, once the window closed
     assert g.pending_kind == "challenge_roll" and g.pending_seat == DL
 
 

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from services.dice import fair
 from services.kernel.errors import InvalidArgument, RuleViolation
 from services.rules.kernel.api import CHANCE, NOBODY, ChanceRequest, Command, Setup
+from services.rules.kernel.chance import faces_of
 from services.rules.kernel.dealer import Dealer
-from services.rules.kernel.flow import Registry, answer_key
+from services.rules.kernel.engine import KernelRules
+from services.rules.kernel.flow import Ctx, Registry, answer_key
+from services.rules.kernel.state import State
 from services.rules.kernel.zones import ZoneRules
 from services.rules.playout import play
 from tests.support.deck_toy import CARDS, DECK, RULES
@@ -92,3 +97,52 @@ def test_chance_answers_to_deck_requests_are_checked() -> None:
         RULES.decide(state, Command("a", "draw", {}))
     events = RULES.decide(state, Command(CHANCE, "deck_formed", {"deck": DECK, "count": 4}))
     assert [e.type for e in events][:2] == ["counter_changed", "DeckFormed"]
+
+
+def _percentile_rules() -> tuple[Registry, KernelRules]:
+    """A one-decision game: chance rolls the composite 2d10 and the reading is recorded."""
+    reg = Registry("pct", ZONES)
+
+    @reg.task("start")
+    def _start(ctx: Ctx, a: dict[str, Any]) -> None:
+        ctx.roll(["2d10"], "percentile", "rolled")
+
+    @reg.task("rolled")
+    def _rolled(ctx: Ctx, a: dict[str, Any]) -> None:
+        ctx.emit("PercentileRolled", {"value": int(a["faces"][0])})
+        ctx.emit("game_over", {"winner": "a"})
+
+    class Pct(KernelRules):
+        game = "pct"
+        seats = ("a", "b")
+        registry = reg
+
+    return reg, Pct()
+
+
+def test_given_a_2d10_roll_pending_when_chance_answers_a_reading_then_it_is_accepted() -> None:
+    # given a game whose pending decision is chance rolling the composite kind 2d10
+    # (services/dice/kinds.yaml: "tens + units, with 00 + 0 read as 100")
+    reg, rules = _percentile_rules()
+    ctx = reg.ctx(State())
+    ctx.push(("start", {}))
+    ctx.run()
+    state = State()
+    for ev in ctx.finish():
+        state = rules.evolve(state, ev)
+    pending = rules.pending(state)
+    assert pending is not None and pending.chance is not None
+    assert pending.chance.dice == ("2d10",)
+    # when chance answers with readings, as the dice service and the Dealer report them
+    hundred = rules.decide(state, Command(CHANCE, "roll", {"faces": ["100"], "nonce": 0}))
+    dealt = Dealer(b"p" * 32, "pct").answer(pending.chance)
+    events = rules.decide(state, dealt)
+    # then both are accepted and read as 1-100; a face outside 1-100 is refused by field
+    assert hundred[0].data == {"value": 100}
+    assert 1 <= events[0].data["value"] <= 100
+    assert sorted(faces_of("2d10"), key=int) == [str(n) for n in range(1, 101)]
+    with pytest.raises(InvalidArgument, match=r"args\.faces"):
+        rules.decide(state, Command(CHANCE, "roll", {"faces": ["0"], "nonce": 0}))
+    with pytest.raises(InvalidArgument, match=r"args\.faces"):
+        rules.decide(state, Command(CHANCE, "roll", {"faces": ["101"], "nonce": 0}))
+    assert rules.legal_commands(state, CHANCE)[0].args["faces"][0] in faces_of("2d10")

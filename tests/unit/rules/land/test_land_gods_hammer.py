@@ -112,3 +112,65 @@ def test_destroyed_town_loses_4d6_and_gains_no_town_health(seed: str, n: int) ->
     for s in homeless:
         assert state.var(f"homeless.{s}") is True
         assert all(state.count(f"tech.{s}.{t}") == 0 for t in state.var("saved_techs." + s, {}))
+
+
+def _ctx_of(seats: dict[str, str], seed: str):  # type: ignore[no-untyped-def]
+    from services.rules.land.flow import REGISTRY
+
+    p = play(RULES, Setup(seats, {"gods_hammer": True, "max_turns": 1}), seed, seed)
+    state = RULES.initial_state()
+    for ev in p.events:
+        state = RULES.evolve(state, ev)
+        if ev.type == "turn_started":
+            break
+    ctx = REGISTRY.ctx(state)
+    ctx.tasks = []
+    return ctx
+
+
+def test_destroyed_town_has_no_perks_until_the_party_relocates() -> None:
+    # "The Party may travel to any Neutral Faction's town to join with them and receive their
+    # Town Play Mat. Afterwards, they gain its Perks and previous Non-Starting TTs."
+    from services.rules.land.data import factions
+    from services.rules.land.gods_hammer import relocate
+    from services.rules.land.state import faction_of, perks_of, taken_factions, town
+
+    ctx = _ctx_of({"p1": "u1", "p2": "u2"}, "reloc")
+    old = faction_of(ctx.state, "p1")
+    assert perks_of(ctx.state, "p1") == list(factions()[old]["perks"])
+    # given p1's town destroyed, holding a bought (non-starting) Marketplace before
+    start = set(factions()[old]["techs"])
+    bought = next(t for t in ("marketplace", "garrison", "medical_center") if t not in start)
+    ctx.setv("homeless.p1", True)
+    ctx.setv("saved_techs.p1", {bought: 2})
+    for t in start:
+        ctx.set_to(f"tech.p1.{t}", 0)
+    # then its perks are gone while it is homeless
+    assert perks_of(ctx.state, "p1") == []
+    # when the party moves onto a Neutral Faction's town and relocates
+    neutral = next(f for f in sorted(factions()) if f not in taken_factions(ctx.state))
+    ctx.setv("pos.p1", list(M.towns[neutral]))
+    relocate(ctx, "p1")
+    # then it takes that mat and its perks, and its previous non-starting TTs come back
+    assert faction_of(ctx.state, "p1") == neutral and ctx.state.var("homeless.p1") is False
+    assert tuple(ctx.state.var("home.p1")) == tuple(factions()[neutral]["at"])
+    assert perks_of(ctx.state, "p1") == list(factions()[neutral]["perks"])
+    techs = dict(town(ctx.state, "p1").techs)
+    assert techs[bought] >= 2
+    assert all(techs.get(t, 0) >= 1 for t in factions()[neutral]["techs"])
+    assert [e.data for e in ctx.events if e.type == "faction_joined"] == [
+        {"seat": "p1", "faction": neutral}
+    ]
+
+
+def test_relocation_needs_a_neutral_unradiated_town() -> None:
+    from services.rules.land.gods_hammer import relocate
+    from services.rules.land.state import faction_of
+
+    ctx = _ctx_of({"p1": "u1", "p2": "u2"}, "reloc2")
+    ctx.setv("homeless.p1", True)
+    # given the party on p2's town (not neutral), when it tries to relocate, then nothing
+    ctx.setv("pos.p1", ctx.state.var("home.p2"))
+    before = faction_of(ctx.state, "p1")
+    relocate(ctx, "p1")
+    assert faction_of(ctx.state, "p1") == before and ctx.state.var("homeless.p1") is True

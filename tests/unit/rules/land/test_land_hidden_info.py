@@ -75,14 +75,17 @@ def test_no_event_names_a_private_card_to_anyone_but_its_owner() -> None:
 
 
 def test_solo_and_harsh_games_never_name_a_hidden_card() -> None:
-    # given a Solo Variant I game and A Harsh Reality game (with both modifiers), when every
-    # reader's feed and view is rebuilt at every append, then no hidden card is named early
+    # given Solo I, Solo II (Ultimate), A Harsh Reality (both modifiers) and Ronin with God's
+    # Hammer, when every reader's feed and view is rebuilt at every append, then no hidden
+    # card is named early
     games = (
         ({"p1": "solo"}, {"variant": "solo1", "max_turns": 1}),
         (
             {"p1": "a", "p2": "b", "p3": "c"},
             {"harsh_reality": True, "harsh_modifier_1": True, "harsh_modifier_2": True},
         ),
+        ({"p1": "solo"}, {"variant": "solo2", "challenge": 4, "max_turns": 3}),
+        ({"p1": "a", "p2": "b"}, {"ronin": True, "gods_hammer": True}),
     )
     checks = 0
     for i, (seats, opts) in enumerate(games):

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from services.kernel.errors import InvalidArgument
-from services.rules.worlds.options import parse
+from services.rules.worlds.options import parse, seal
 
 
 def test_no_options_gives_the_default_starters_and_no_bots() -> None:
@@ -46,6 +46,12 @@ def test_a_bad_card_is_refused_naming_the_seat_and_the_card() -> None:
         ({"bots": ["dealer"]}, "options.bots"),
         ({"bot_policy": "genius"}, "options.bot_policy"),
         ({"bot_seed": 7}, "options.bot_seed"),
+        ({"bots": ["p2"], "bot_policies": {"p1": "search"}}, "options.bot_policies"),
+        ({"bots": ["p2"], "bot_policies": {"p2": "genius"}}, "options.bot_policies"),
+        ({"bots": ["p2"], "bot_policies": ["search"]}, "options.bot_policies"),
+        ({"libraries": {"p1": 40}}, "options.libraries"),
+        ({"libraries": {"p1": 40, "p2": -1}}, "options.libraries"),
+        ({"libraries": {"p1": 40, "p2": 40}, "decks": {}}, "options.decks"),
     ],
 )
 def test_malformed_options_name_the_field(options: dict[str, object], field: str) -> None:
@@ -70,3 +76,18 @@ def test_any_generated_options_are_parsed_or_refused_as_invalid_argument(
         assert e.field.startswith("options.decks")
     else:
         assert set(parsed.libraries) == {"p1", "p2"}
+
+
+def test_a_client_may_not_send_library_sizes_and_sealing_keeps_the_cards_out() -> None:
+    # given a client's options naming a deck list
+    decks = {"p1": "uea", "p2": ["dae_ashling"] * 5}
+    # when they are sealed for the game's public record
+    public, sealed = seal({"decks": decks, "bots": ["p2"]})
+    # then the public options hold the sizes and no card; the cards go to the deck service
+    assert public == {"bots": ["p2"], "libraries": {"p1": len(sealed["library.p1"]), "p2": 5}}
+    assert sealed["library.p2"] == ("dae_ashling",) * 5
+    assert parse(public).sealed and parse(public).size("p2") == 5
+    # and a client sending sizes itself is refused (only the server seals)
+    with pytest.raises(InvalidArgument) as e:
+        seal(public)
+    assert e.value.field == "options.libraries"

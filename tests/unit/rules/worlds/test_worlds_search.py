@@ -58,3 +58,45 @@ def test_search_picks_the_same_legal_option_for_the_same_information() -> None:
 def test_wilson_interval(wins: int, games: int, low: float, high: float) -> None:
     got = wilson(wins, games)
     assert got == pytest.approx((low, high), abs=1e-3)
+
+
+class _Clock:
+    """A clock that advances a fixed step at every reading (the bot's own accounting)."""
+
+    def __init__(self, step_ms: float) -> None:
+        self.now, self.step = 0.0, step_ms / 1000
+
+    def __call__(self) -> float:
+        self.now += self.step
+        return self.now
+
+
+def _deploy_decision() -> tuple[Game, list[search.Option]]:
+    game = _mid_game()
+    rich = with_side(game.table.board, replace(game.table.board.side("p1"), pool=9))
+    turn = replace(game.table.turn, active="p1", phase="deploy")
+    game.table = replace(game.table, board=rich, turn=turn)
+    return game, action_options(game, "p1", deploy=True)
+
+
+def test_a_time_budget_stops_the_rollouts_within_it_and_replays_with_its_rollout_count() -> None:
+    # given a Deploy decision and a clock that moves 5 ms at every reading
+    game, options = _deploy_decision()
+    assert len(options) >= 2
+    # when the search gets 100 ms
+    pick, spent = search.search_within(game, "p1", options, search.Budget(100, clock=_Clock(5)))
+    # then it made some rollouts, stopped before the cap, and took no more than its budget
+    assert spent.searched and 0 < spent.rollouts < search.MAX_ROLLOUTS
+    assert spent.within and spent.spent_ms <= 100
+    # and the same seed with the recorded number of rollouts (no time limit) picks the same
+    again, replay = search.search_within(
+        game, "p1", options, search.Budget(1e9, max_rollouts=spent.rollouts, clock=_Clock(5))
+    )
+    assert (again, replay.rollouts) == (pick, spent.rollouts)
+
+
+def test_decisions_outside_deploy_cost_no_rollouts() -> None:
+    game, options = _deploy_decision()
+    game.table = replace(game.table, turn=replace(game.table.turn, phase="combat"))
+    _, spent = search.search_within(game, "p1", options, search.Budget(100, clock=_Clock(5)))
+    assert not spent.searched and spent.rollouts == 0

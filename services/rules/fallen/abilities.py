@@ -1,0 +1,52 @@
+"""The active Creature's ability while it is in force, and its end (card data 2 and later).
+
+"Some effects in the game may cancel a Creature's ability when it is activated. If this
+occurs, the Creature's ability is canceled before it can use it. The Creature's ability is
+also canceled as soon as it leaves play (i.e. killed or upgraded)." An activation ability
+runs after the "when a Creature is exhausted" window (creatures.py); what it leaves in
+force for the challenge (a modifier, a block, added swords) is recorded here and taken
+back when the ability ends.
+"""
+
+from __future__ import annotations
+
+from services.rules.fallen.cards import since
+from services.rules.fallen.flow import Ctx
+from services.rules.fallen.state import DL
+
+FIXED_IN = 2  # the card-data version whose games follow these rules
+
+
+def from_ability(ctx: Ctx, src: str) -> bool:
+    """Return whether an effect comes from the active Creature's own ability."""
+    return since(FIXED_IN) and bool(src) and src == ctx.state.var("ch.creature")
+
+
+def record(ctx: Ctx, what: str, n: int) -> None:
+    """Remember a lasting amount (block, swords) the active Creature's ability gave."""
+    key = f"ch.ability_gave.{what}"
+    ctx.setv(key, int(ctx.state.var(key, 0)) + n)
+
+
+def end_ability(ctx: Ctx, why: str) -> None:
+    """Cancel the active Creature's ability and take back what it left in force."""
+    if not since(FIXED_IN):
+        return
+    cid = ctx.state.var("ch.creature")
+    was_on = bool(ctx.state.var("ch.ability"))
+    ctx.setv("ch.ability", False)
+    mods = ctx.state.var("ch.mods", [])
+    kept = [m for m in mods if m.get("src") != cid]
+    if len(kept) != len(mods):
+        ctx.setv("ch.mods", kept)
+    block = int(ctx.state.var("ch.ability_gave.block", 0))
+    if block:
+        ctx.add(f"shield.{DL}", -min(block, ctx.state.count(f"shield.{DL}")), why)
+        ctx.setv("ch.ability_gave.block", None)
+    swords = int(ctx.state.var("ch.ability_gave.swords", 0))
+    if swords:
+        left = int(ctx.state.var(f"ch.swords.{DL}", 0)) - swords
+        ctx.setv(f"ch.swords.{DL}", max(0, left))
+        ctx.setv("ch.ability_gave.swords", None)
+    if was_on or len(kept) != len(mods) or block or swords:
+        ctx.note("creature_ability_ended", creature=cid, reason=why)

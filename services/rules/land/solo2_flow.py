@@ -1,0 +1,406 @@
+"""Solo Variant II as tasks: opposing factions, OFTEC rolls, Secondary Effects, Red Dot cards."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from types import MappingProxyType
+
+from services.rules.kernel.api import ChanceRequest
+from services.rules.kernel.state import State
+from services.rules.land.data import card, economy, factions
+from services.rules.land.economy import adjust, lose_resource
+from services.rules.land.flow import Args, Ctx, answer, sync_town, task
+from services.rules.land.hexmap import distances, game_map
+from services.rules.land.oftec import (
+    Challenge,
+    challenge,
+    farthest,
+    last_tech,
+    opposing_id,
+    opposing_tracks,
+    priciest,
+    pvp_cap,
+    pvp_option_1_pick,
+    roller,
+    row,
+    se_of,
+    solo2,
+)
+from services.rules.land.setup import is_solo2
+from services.rules.land.solo_decks import RED_DOT_DECK, solo_deck
+from services.rules.land.state import faction_of, game_options, pos, starting_techs, town
+
+PLAYER = "p1"  # Solo Variant II has one seat
+RED_DISCARD = f"discard.{RED_DOT_DECK}"
+MOUNTAIN = int(economy()["mountain_move_cost"])
+
+
+def solo2_on(state: State) -> bool:
+    """Return whether the game is Solo Variant II."""
+    return is_solo2(game_options(state))
+
+
+def level(state: State) -> Challenge:
+    """Return the game's challenge level."""
+    return challenge(int(game_options(state)["challenge"]))
+
+
+def opposing(state: State) -> list[int]:
+    """Return the opposing factions' 1d10 numbers in the order they were rolled."""
+    return [int(f) for f in state.var("opposing", [])]
+
+
+# --- set up ---------------------------------------------------------------------------
+
+
+@task("red_dot_form")
+def _red_dot_form(ctx: Ctx, a: Args) -> None:
+    cards = solo_deck(RED_DOT_DECK, game_options(ctx.state))
+    req = ChanceRequest("deck_form", "form red_dot", deck=f"deck.{RED_DOT_DECK}", cards=cards)
+    ctx.deal(req, "red_dot_formed")
+
+
+@task("red_dot_formed")
+def _red_dot_formed(ctx: Ctx, a: Args) -> None:
+    ctx.set_to(f"deck.{RED_DOT_DECK}", int(a["size"]), "formed")
+    ctx.push(("mission_roll", {}))
+
+
+@task("opp_roll")
+def _opp_roll(ctx: Ctx, a: Args) -> None:
+    # "Then randomly roll or select your Opposing Factions."
+    if len(opposing(ctx.state)) >= level(ctx.state).factions:
+        ctx.push(("deal_start", {"i": 0}))
+        return
+    ctx.roll(["d10"], "opposing faction", "opp_rolled")
+
+
+@task("opp_rolled")
+def _opp_rolled(ctx: Ctx, a: Args) -> None:
+    roll = int(a["faces"][0])
+    taken = [faction_of(ctx.state, PLAYER), *opposing(ctx.state)]
+    ctx.note("opposing_faction_rolled", roll=roll, rerolled=roll in taken)
+    if roll not in taken:
+        of = opposing_id(roll)
+        ctx.setv("opposing", [*opposing(ctx.state), roll])
+        # "retrieve two Faction Marker chips from each Opposing Faction and place them on the
+        # "Begin" on both victory tracks."
+        ctx.add(f"th.{of}", int(economy()["start_town_health"]), "setup")
+        ctx.add(f"prestige.{of}", int(economy()["start_prestige"]), "setup")
+    ctx.push(("opp_roll", {}))
+
+
+# --- Town Events: the OFTEC -------------------------------------------------------------
+
+
+@task("oftec")
+def _oftec(ctx: Ctx, a: Args) -> None:
+    c, j = level(ctx.state), int(a["j"])
+    if j == 0:
+        ctx.set_to("se_left", c.se_cap, "secondary effects this turn")
+    if j >= c.rolls:
+        return
+    f = opposing(ctx.state)[roller(c, ctx.state.count("turn"), j)]
+    lost = [int(x) for x in ctx.state.var("oftec_lost", [])]
+    if f in lost:
+        # "This Faction loses their roll next Town Events roll."
+        ctx.setv("oftec_lost", [x for x in lost if x != f])
+        ctx.note("oftec_roll_lost", faction=f)
+        ctx.push(("oftec", {"j": j + 1}))
+        return
+    ctx.roll(["d10"], f"OFTEC of faction {f}", "oftec_rolled", j=j, faction=f)
+
+
+@task("oftec_rolled")
+def _oftec_rolled(ctx: Ctx, a: Args) -> None:
+    j, f, roll = int(a["j"]), int(a["faction"]), int(a["faces"][0])
+    r = row(roll)
+    of = opposing_id(f)
+    th, pr = ctx.state.count(f"th.{of}"), ctx.state.count(f"prestige.{of}")
+    th2, pr2 = opposing_tracks(th, pr, r)
+    ctx.add(f"th.{of}", th2 - th, f"OFTEC {roll}")
+    ctx.add(f"prestige.{of}", pr2 - pr, f"OFTEC {roll}")
+    ctx.note("oftec_rolled", faction=f, roll=roll, town_health=th2, prestige=pr2)
+    if r.lose_next_roll:
+        ctx.setv("oftec_lost", [*ctx.state.var("oftec_lost", []), f])
+    nxt = ("oftec", {"j": j + 1})
+    if r.se is None:
+        ctx.push(nxt)
+        return
+    if ctx.state.count("se_left") <= 0:
+        # the challenge level caps the Secondary Effects each turn
+        ctx.note("secondary_effect_ignored", faction=f, roll=roll)
+        ctx.push(nxt)
+        return
+    ctx.add("se_left", -1, "secondary effect")
+    if isinstance(r.se, str):
+        ctx.push(("se", {"kind": r.se, "faction": f, "roll": roll, "d6": None}), nxt)
+        return
+    ctx.push(nxt)
+    ctx.roll(["d6"], f"secondary effect of faction {f}", "se_d6", faction=f, roll=roll)
+
+
+@task("se_d6")
+def _se_d6(ctx: Ctx, a: Args) -> None:
+    d6 = int(a["faces"][0])
+    kind = se_of(row(int(a["roll"])), d6)
+    ctx.push(("se", {"kind": kind, "faction": a["faction"], "roll": a["roll"], "d6": d6}))
+
+
+@task("se")
+def _se(ctx: Ctx, a: Args) -> None:
+    kind, f = a["kind"], int(a["faction"])
+    ctx.note("secondary_effect", faction=f, roll=a["roll"], d6=a["d6"], effect=kind)
+    t = town(ctx.state, PLAYER)
+    if kind == "lose_salvage_1d6":
+        ctx.roll(["d6"], "salvage lost", "se_salvage")
+    elif kind in ("red_dot_1", "red_dot_2"):
+        n = 1 if kind == "red_dot_1" else 2
+        ctx.push(("red_dot_draw", {"faction": f, "n": n}))
+    elif kind in ("choose_resource", "farthest_resource"):
+        if not t.resources:
+            loss = solo2()["no_resource_loss"]
+            new = adjust(t, town_health=-int(loss["town_health"]), prestige=-int(loss["prestige"]))
+            sync_town(ctx, PLAYER, new, "secondary effect: no resources")
+            return
+        pick = list(t.resources) if kind == "choose_resource" else _farthest(ctx)
+        _lose_resource(ctx, pick)
+    elif kind == "discard_roster":
+        roster = sorted(ctx.state.zone(f"roster.{PLAYER}"))
+        if roster:
+            ctx.shuffle(len(roster), "random roster character", "se_roster", cards=roster)
+    elif kind == "discard_priciest_spoils":
+        pick = priciest(ctx.state.zone(f"auction.{PLAYER}"))
+        if len(pick) == 1:
+            _discard_spoils(ctx, pick[0])
+        elif pick:
+            opts = [("discard", {"card": c}) for c in pick]
+            prompt = "discard the most expensive Spoils card in your Auction House"
+            ctx.ask(PLAYER, "se_spoils", "se_spoils_chosen", prompt, opts, who=PLAYER)
+    elif kind == "lose_last_tech":
+        _lose_last_tech(ctx)
+    elif kind == "pvp":
+        ctx.push(("se_pvp", {"faction": f}))
+
+
+def _farthest(ctx: Ctx) -> list[str]:
+    d = distances(game_map(), pos(ctx.state, PLAYER), MOUNTAIN)
+    owned = town(ctx.state, PLAYER).resources
+    return farthest({r: d.get(game_map().resources[r].at, 1 << 30) for r in owned})
+
+
+def _lose_resource(ctx: Ctx, choices: list[str]) -> None:
+    if len(choices) == 1:
+        _resource_gone(ctx, choices[0])
+        return
+    # "you choose an Owned Resource to lose" / "If tied, you choose."
+    opts = [("lose", {"resource": r}) for r in sorted(choices)]
+    ctx.ask(PLAYER, "lose_resource", "se_resource", "lose an owned resource", opts, who=PLAYER)
+
+
+def _resource_gone(ctx: Ctx, resource: str) -> None:
+    sync_town(ctx, PLAYER, lose_resource(town(ctx.state, PLAYER), resource), "secondary effect")
+    ctx.note("resource_lost", seat=PLAYER, resource=resource)
+
+
+@answer("se_resource")
+def _se_resource(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
+    _resource_gone(ctx, args["resource"])
+
+
+@task("se_salvage")
+def _se_salvage(ctx: Ctx, a: Args) -> None:
+    t = town(ctx.state, PLAYER)
+    lost = min(int(a["faces"][0]), t.salvage)
+    sync_town(ctx, PLAYER, adjust(t, salvage=-lost), "secondary effect")
+    ctx.note("salvage_lost", seat=PLAYER, amount=lost)
+
+
+@task("se_roster")
+def _se_roster(ctx: Ctx, a: Args) -> None:
+    c = a["cards"][a["order"][0]]
+    ctx.move(c, f"roster.{PLAYER}", "discard.characters")
+    ctx.note("roster_discarded", seat=PLAYER, card=c)
+
+
+def _discard_spoils(ctx: Ctx, c: str) -> None:
+    ctx.move(c, f"auction.{PLAYER}", "discard.spoils")
+
+
+@answer("se_spoils_chosen")
+def _se_spoils(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
+    _discard_spoils(ctx, args["card"])
+
+
+def _lose_last_tech(ctx: Ctx) -> None:
+    t = town(ctx.state, PLAYER)
+    start = starting_techs(ctx.state, PLAYER)
+    tech = last_tech([*start, *ctx.state.var(f"equipped.{PLAYER}", [])], dict(t.techs))
+    if tech is None:
+        return
+    # "you lose the last Town Technology you equipped and all effects apply": the chip goes
+    # with every tier, and the Town Health its tiers gave.
+    tiers = t.techs[tech]
+    techs = {k: v for k, v in t.techs.items() if k != tech}
+    new = replace(t, techs=MappingProxyType(techs))
+    new = adjust(new, town_health=-tiers * int(economy()["tech_town_health"]))
+    sync_town(ctx, PLAYER, new, "secondary effect")
+    ctx.note("tech_lost", seat=PLAYER, tech=tech, tiers=tiers)
+
+
+# --- PVP (option 1) -------------------------------------------------------------------
+
+
+def opposing_in_play(state: State) -> int:
+    """Return the NPCMs (and PVP parties) the opposing factions have in play."""
+    return sum(1 for n in state.var("npcms", []) if str(n["hirer"]).startswith("of"))
+
+
+@task("se_pvp")
+def _se_pvp(ctx: Ctx, a: Args) -> None:
+    f = int(a["faction"])
+    if opposing_in_play(ctx.state) >= pvp_cap(level(ctx.state)):
+        # "ignore this effect and discard 1d10 Salvage Coins instead. If you have none, you
+        # lose 2 Prestige."
+        t = town(ctx.state, PLAYER)
+        if t.salvage > 0:
+            ctx.roll(["d10"], "salvage discarded", "se_salvage")
+        else:
+            p = int(solo2()["pvp_fallback"]["prestige"])
+            sync_town(ctx, PLAYER, adjust(t, prestige=-p), "secondary effect: pvp")
+        return
+    ctx.push(("pvp1_draw", {"faction": f}))
+
+
+@task("pvp1_draw")
+def _pvp1_draw(ctx: Ctx, a: Args) -> None:
+    # Option 1: "Draw the first NPCM Bounty Hunter, Assassin or Hitman card, discarding all
+    # others. Reshuffle if necessary."
+    of = opposing_id(int(a["faction"]))
+    drawn = ctx.state.zone(f"play.{of}")
+    i = pvp_option_1_pick(drawn)
+    if i is not None:
+        n = drawn[i]
+        for c in drawn:
+            if c != n:
+                ctx.move(c, f"play.{of}", RED_DISCARD)
+        at = list(pos(ctx.state, PLAYER))  # "enters play at the player's Party location"
+        _enter(ctx, n, of, at)
+        return
+    for c in drawn:
+        ctx.move(c, f"play.{of}", RED_DISCARD)
+    if ctx.state.count(f"deck.{RED_DOT_DECK}") == 0 and not ctx.state.zone(RED_DISCARD):
+        ctx.note("deck_empty", deck=RED_DOT_DECK)
+        return
+    ctx.push(
+        ("draw", {"seat": "", "deck": RED_DOT_DECK, "n": 1, "zone": f"play.{of}"}),
+        ("pvp1_draw", a),
+    )
+
+
+# --- the Red Dot Action deck ----------------------------------------------------------
+
+
+@task("red_dot_draw")
+def _red_dot_draw(ctx: Ctx, a: Args) -> None:
+    # "Draw and play 1 card from the Red Dot Action deck."
+    of = opposing_id(int(a["faction"]))
+    ctx.push(
+        ("draw", {"seat": "", "deck": RED_DOT_DECK, "n": int(a["n"]), "zone": f"play.{of}"}),
+        ("red_dot_play", {"faction": a["faction"]}),
+    )
+
+
+def _enter(ctx: Ctx, c: str, of: str, at: list[int]) -> None:
+    """An NPCM enters play for an opposing faction, unpaid, targeting the player."""
+    ctx.move(c, f"play.{of}", f"npcm.{of}")
+    entry = {"card": c, "hirer": of, "target": PLAYER, "at": at}
+    ctx.setv("npcms", [*ctx.state.var("npcms", []), entry])
+    ctx.note("npcm_entered", faction=of, card=c, at=at)
+
+
+@task("red_dot_play")
+def _red_dot_play(ctx: Ctx, a: Args) -> None:
+    f = int(a["faction"])
+    of = opposing_id(f)
+    for c in list(ctx.state.zone(f"play.{of}")):
+        data = card(c)
+        if "npcm" in data:
+            # "NPCMs originate in that Faction's Starting Town Location" / "That Faction does
+            # not pay their hiring cost."
+            _enter(ctx, c, of, list(factions()[f]["at"]))
+        elif data["timing"] in ("town_business", "any"):
+            _resolve(ctx, of, c)
+        else:
+            ctx.note("red_dot_waiting", faction=f, card=c, timing=data["timing"])
+
+
+def _resolve(ctx: Ctx, of: str, c: str) -> None:
+    """Resolve a Red Dot Action card on the player, then discard it."""
+    ctx.move(c, f"play.{of}", RED_DISCARD)
+    ctx.note("action_played", seat=of, card=c, target=PLAYER, timing=card(c)["timing"])
+    for e in card(c)["effects"]:
+        ((op, arg),) = e.items()
+        t = town(ctx.state, PLAYER)
+        if op in ("salvage", "prestige", "town_health"):
+            sync_town(ctx, PLAYER, adjust(t, **{op: -abs(int(arg))}), "red dot")
+        elif op == "steal" and arg["what"] == "salvage":
+            # the opposing faction keeps no coins: the player's go to the Bank
+            sync_town(ctx, PLAYER, adjust(t, salvage=-min(int(arg["n"]), t.salvage)), "red dot")
+        elif op == "steal":
+            ctx.push(("lose_random_spoils", {"seat": PLAYER, "to": ""}))
+        elif op == "damage":
+            d = {"seat": PLAYER, "type": arg["type"], "n": arg["n"], "how": arg["target"]}
+            ctx.push(("damage", d))
+        elif op == "weeks":
+            left = ctx.state.count(f"weeks.{PLAYER}")
+            ctx.set_to(f"weeks.{PLAYER}", max(0, left - abs(int(arg))), "red dot")
+
+
+def waiting(state: State, timing: str) -> list[tuple[str, str]]:
+    """Return the (opposing faction, card) Red Dot cards in play waiting for a timing."""
+    out = []
+    for f in opposing(state):
+        of = opposing_id(f)
+        out += [(of, c) for c in state.zone(f"play.{of}") if card(c)["timing"] == timing]
+    return out
+
+
+@task("red_dot_timing")
+def _red_dot_timing(ctx: Ctx, a: Args) -> None:
+    # "Red Dot Action cards take effect, in the Phase or Sub-Phase it lists"
+    for of, c in waiting(ctx.state, a["timing"]):
+        _resolve(ctx, of, c)
+
+
+def check_card(state: State) -> tuple[str, str] | None:
+    """Return the first Red Dot skill-check card waiting in play, if any."""
+    cards = waiting(state, "skill_check")
+    return cards[0] if cards else None
+
+
+@task("red_dot_check")
+def _red_dot_check(ctx: Ctx, a: Args) -> None:
+    """The opposing faction plays its waiting skill-check card on the player's check."""
+    found = check_card(ctx.state)
+    chk = ctx.state.var("check")
+    if found is None or chk is None:
+        ctx.push(("window", {}))
+        return
+    of, c = found
+    ctx.move(c, f"play.{of}", RED_DISCARD)
+    ctx.note("action_played", seat=of, card=c, target=chk["seat"], timing="skill_check")
+    ((op, arg),) = card(c)["effects"][0].items()
+    if op == "successes":
+        ctx.setv("check", dict(chk, bonus=int(chk["bonus"]) + int(arg["n"])))
+        ctx.push(("window", {}))
+        return
+    # reroll_opponent: the player's successful dice are rolled again
+    ones = [v % 10 for v in chk["values"]]
+    faces = chk["faces"]
+    hits = [f != 10 and (f == 1 or f <= o) for f, o in zip(faces, ones, strict=True)]
+    pick = [i for i, h in enumerate(hits) if h][: int(arg)]
+    if not pick:
+        ctx.push(("window", {}))
+        return
+    ctx.roll(["d10"] * len(pick), f"reroll for {chk['seat']}", "rerolled", idx=pick)

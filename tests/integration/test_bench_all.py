@@ -1,0 +1,51 @@
+"""`fallenctl bench all` with tiny counts: the document has every figure, each with a baseline
+and a positive ratio. Speed itself is never asserted here (docs/performance.md has the figures)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from services.cli.main import app
+
+EXPECTED = {
+    "SubmitCommand embedded (1 game)",
+    "SubmitCommand embedded p99",
+    "Redis append, expected version",
+    "replay --verify",
+    "commands/s, 1 games, embedded",
+    "commands/s, 2 games, embedded",
+    "commands/s, 1 games, Redis (projections in their own process)",
+    "commands/s, 2 games, Redis (projections in their own process)",
+}
+
+
+def test_given_tiny_counts_when_bench_all_runs_then_every_figure_has_a_positive_ratio(
+    redis_url: str, tmp_path: Path
+) -> None:
+    # given: a Redis of the test session and tiny counts
+    out = tmp_path / "bench.json"
+    args = ["bench", "all", "--commands", "6", "--levels", "1,2", "--append-events", "20"]
+    args += ["--replay-games", "1", "--driver-games", "0", "--redis-url", redis_url]
+    args += ["--no-two-processes", "--json", str(out)]  # process start-up is slow; kept cheap
+
+    # when
+    result = CliRunner().invoke(app, args)
+
+    # then: a table, one JSON line equal to the written file, every figure complete
+    assert result.exit_code == 0, result.output
+    lines = result.output.strip().splitlines()
+    doc = json.loads(lines[-1])
+    assert doc == json.loads(out.read_text())
+    assert lines[0].split()[0] == "figure"
+    assert doc["bench"] == "all"
+    assert doc["machine"]["cpus"] >= 1
+    names = {f["name"] for f in doc["figures"]}
+    assert EXPECTED <= names
+    for f in doc["figures"]:
+        assert f["value"] > 0 and f["baseline"] > 0, f
+        assert isinstance(f["ratio"], float) and f["ratio"] > 0, f
+        assert f["goal_met"] in (True, False, None), f
+        assert f["unit"] and f["baseline_name"], f

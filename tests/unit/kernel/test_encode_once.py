@@ -1,0 +1,42 @@
+"""Each payload is encoded once per append: the hash and the stored text built from the
+pre-encoded payload equal the ones built from the objects, byte for byte."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from services.kernel.canonical import canonical_json, chain_hash
+from services.kernel.envelope import NewEvent
+from services.kernel.store.base import seal, seal_encoded
+from services.kernel.store.redis import encode_envelope, encode_sealed
+
+TEXT = st.text(max_size=12)
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.floats(allow_nan=False,
+    allow_infinity=False) | TEXT,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(TEXT, inner, max_size=4),
+    max_leaves=20,
+)  # fmt: skip
+VISIBILITY = st.sampled_from(["public", "nobody"]) | st.lists(
+    st.text(min_size=1, max_size=6), min_size=1, max_size=3
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    data=st.dictionaries(TEXT, JSON, max_size=5),
+    vis=VISIBILITY,
+    type_=st.text(min_size=1, max_size=20),
+    stream=st.text(min_size=1, max_size=20),
+)
+def test_given_any_payload_when_sealed_once_then_hash_and_body_match(data, vis, type_, stream):
+    # given one event with an arbitrary JSON payload and visibility
+    event = NewEvent(type_, data, vis, causation_id="c\u00e9", correlation_id="x")
+    # when it is sealed with its payload encoded once
+    [(env, vis_json, data_json)] = seal_encoded(stream, 3, "0" * 64, [event], "2026-12-01T00:00:00")
+    # then the texts are the canonical ones, and hash and stored body equal the slow path
+    assert data_json == canonical_json(data) and vis_json == canonical_json(env.visibility)
+    assert env.hash == chain_hash(stream, 3, type_, env.visibility, data, "0" * 64)
+    assert encode_sealed(env, vis_json, data_json) == encode_envelope(env)
+    assert seal(stream, 3, "0" * 64, [event], "2026-12-01T00:00:00")[0].hash == env.hash

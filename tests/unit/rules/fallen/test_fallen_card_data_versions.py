@@ -1,0 +1,126 @@
+"""Card-data versions: a game records the data set it was created with and replays with it.
+
+Old logs (no version recorded) replay with the original data: see also
+tests/unit/rules/kernel/test_legacy_log.py, which verifies a log recorded before versions.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from services.audit.logfile import store_records
+from services.audit.verify import verify_game
+from services.bots.policies import Choice, Turn
+from services.dice.engine import DiceEngine
+from services.kernel.errors import InvalidArgument
+from services.kernel.store.sqlite import SqliteEventStore
+from services.rules.common.api import Command, Setup
+from services.rules.fallen import RULES
+from services.rules.fallen.bot import heuristic
+from services.rules.fallen.cards import FIRST, LATEST, VERSIONS, catalog_of, data_version, using
+from services.rules.fallen.state import State
+from services.rules.playout import play
+from services.rules.runner import GameRunner
+from tests.support.projections_play import rechain
+
+SEATS = {"hero": "h", "dungeon_lord": "d"}
+
+
+def _critical_deck(options: dict[str, object]) -> list[str]:
+    # the Critical cards as the setup puts them in their public box (the deck service then
+    # forms the face-down deck from it)
+    events = RULES.initial_events("v", Setup(SEATS, options))
+    return next(e.data["cards"] for e in events if e.data.get("zone") == "box.critical")
+
+
+def test_given_no_version_when_a_game_is_set_up_then_it_uses_the_original_card_data() -> None:
+    # given options without a card-data version (every log recorded before versions existed)
+    # when the engine sets the game up
+    deck = _critical_deck({})
+    # then the original data set is dealt (the card ids of version 1) and nothing extra is
+    # recorded, so the setup of an old log is rebuilt event for event
+    assert "crit_hunted" in deck and "crit_stalked" not in deck
+    events = RULES.initial_events("v", Setup(SEATS, {}))
+    assert not any(e.type == "var_set" and e.data["key"] == "card_data" for e in events)
+
+
+def test_given_a_new_game_then_its_options_pin_the_newest_card_data() -> None:
+    # given a client that names no version; when the game's options are pinned for creation
+    options = RULES.new_game_options({})
+    # then the newest data version is recorded, and the setup deals that data set
+    assert options["card_data"] == LATEST == max(VERSIONS)
+    deck = _critical_deck(options)
+    assert "crit_stalked" in deck and "crit_hunted" not in deck
+    # and an older version named by the client is kept (each released set stays playable)
+    assert RULES.new_game_options({"card_data": FIRST})["card_data"] == FIRST
+
+
+@pytest.mark.parametrize("bad", [0, 99, "2", True, None, 2.5])
+def test_given_an_unknown_version_then_creation_is_refused_naming_the_field(bad: object) -> None:
+    with pytest.raises(InvalidArgument) as err:
+        RULES.new_game_options({"card_data": bad})
+    assert "card_data" in str(err.value)
+    with pytest.raises(InvalidArgument):
+        RULES.initial_events("v", Setup(SEATS, {"card_data": bad}))
+
+
+def test_every_released_version_loads_and_later_versions_keep_the_rules_shape() -> None:
+    # given every released data set; then each loads, with the same characters
+    for v in VERSIONS:
+        cat = catalog_of(v)
+        assert cat.heroes == catalog_of(FIRST).heroes
+        assert cat.dungeon_lords == catalog_of(FIRST).dungeon_lords
+    # and the renames of version 2 exist only in version 2
+    assert "crit_hunted" in catalog_of(1).cards and "crit_hunted" not in catalog_of(2).cards
+    assert catalog_of(2)["crit_stalked"]["name"] == "Stalked"
+
+
+def test_given_games_of_both_versions_when_played_then_each_reads_its_own_data() -> None:
+    # given a game of each version played by the heuristic bots
+    for version in VERSIONS:
+        p = play(RULES, Setup(SEATS, {"card_data": version}), "versions", "g", {"hero": heuristic})
+        # then every card in play belongs to that version's data set
+        cards = {c for zone in p.state.zones.values() for c in zone}
+        assert cards <= set(catalog_of(version).cards), version
+        assert RULES.outcome(p.state) is not None
+    # and the engine restores the caller's active version after reading a game's data
+    with using(FIRST):
+        RULES.view(p.state, "hero")  # the last game played: the newest version
+        assert data_version() == FIRST
+
+
+async def test_given_a_new_game_via_the_runner_then_its_log_records_and_replays_its_version(
+    tmp_path,
+) -> None:
+    # given a game created through the runner with no options
+    store = SqliteEventStore(tmp_path / "v.db")
+    runner = GameRunner(store, DiceEngine(store), {"fallen": RULES})
+    loaded, _ = await runner.create("fallen", "cv1", SEATS, {})
+    # when both seats play it to the end with the heuristic bot
+    step = 0
+    while not loaded.ended:
+        seat = RULES.pending(loaded.state).seat
+        legal = RULES.legal_commands(loaded.state, seat)
+        pick = heuristic(_turn(loaded.state, seat, legal, step))
+        loaded, _ = await runner.submit("cv1", legal[pick])
+        step += 1
+    records = await store_records(store, "cv1")
+    created = next(r for r in records if r["type"] == "GameCreated")
+    # then GameCreated records the newest card-data version
+    assert created["data"]["options"] == {"card_data": LATEST}
+    # and the log verifies: replay rebuilt the setup with that version
+    report = verify_game("cv1", records, lambda game: RULES)
+    assert report.verified, report.mismatch
+    # but the same log with the version removed no longer matches the setup (it would
+    # replay with the original data)
+    forged = [dict(r) for r in records]
+    at = forged.index(created)
+    forged[at] = dict(created, data=dict(created["data"], options={}))
+    report = verify_game("cv1", rechain(forged, "game-cv1"), lambda game: RULES)
+    assert not report.verified
+    assert report.mismatch is not None and "setup" in report.mismatch.what
+
+
+def _turn(state: State, seat: str, legal: list[Command], step: int) -> Turn:
+    choices = [Choice(c.kind, dict(c.args)) for c in legal]
+    return Turn("fallen", "cv1", seat, step, RULES.view(state, seat), choices, f"cv:{step}")
