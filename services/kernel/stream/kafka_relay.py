@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 
 from aiokafka import AIOKafkaProducer
+from aiokafka.errors import KafkaError
 
 from services.kernel.canonical import canonical_json
 from services.kernel.envelope import Envelope, stream_family
@@ -14,6 +16,10 @@ from services.kernel.stream.kafka_topics import ensure_topics
 
 IDLE_SECONDS = 0.2
 BATCH = 500
+RETRY_FIRST_S = 0.1  # first wait after a retriable broker error, doubled up to RETRY_MAX_S
+RETRY_MAX_S = 5.0
+
+log = logging.getLogger(__name__)
 
 
 class KafkaRelay:
@@ -95,8 +101,22 @@ class KafkaRelay:
         self, stop_event: asyncio.Event, idle_seconds: float = IDLE_SECONDS
     ) -> None:
         """Relay until stop_event is set, sleeping idle_seconds when caught up."""
+        backoff = RETRY_FIRST_S
         while not stop_event.is_set():
-            if await self.run_once() == 0:
+            try:
+                sent = await self.run_once()
+            except KafkaError as err:
+                if not err.retriable:
+                    raise
+                # e.g. a partition's leader moving: the batch is sent again from the
+                # checkpoint (consumers skip what they already applied)
+                name = type(err).__name__
+                log.warning("relay: broker said %s; retrying in %.1f s", name, backoff)
+                await asyncio.sleep(backoff)
+                backoff = min(backoff * 2, RETRY_MAX_S)
+                continue
+            backoff = RETRY_FIRST_S
+            if sent == 0:
                 try:
                     await asyncio.wait_for(stop_event.wait(), idle_seconds)
                 except TimeoutError:
