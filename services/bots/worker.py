@@ -185,8 +185,8 @@ class BotWorker:
         self.claim_idle_ms = claim_idle_ms
         self.policies = policies
         self.games = games
-        self.pool: PoolSpec | None = pool if pool is not None else (
-            dict.fromkeys(games) if games else None
+        self.pool: PoolSpec | None = (
+            pool if pool is not None else (dict.fromkeys(games) if games else None)
         )
         self.group = group or (f"{GROUP}-{'-'.join(games)}" if games else GROUP)
         self.moves = 0

@@ -30,7 +30,9 @@ def test_every_dedicated_rules_pool_has_a_bot_pool_named_after_it() -> None:
     served = {rules for rules in BOT_POOLS.values() if rules}
     # then each has exactly one bot pool, named bots-<pool>, and `bots` plays every game
     assert served == dedicated
-    assert all(bot == "bots-" + rules.removeprefix("rules-") for bot, rules in BOT_POOLS.items() if rules)
+    assert all(
+        bot == "bots-" + rules.removeprefix("rules-") for bot, rules in BOT_POOLS.items() if rules
+    )
     assert BOT_POOLS["bots"] is None
 
 
