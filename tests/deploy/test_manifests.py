@@ -731,6 +731,9 @@ def test_bot_pools_play_through_their_rules_service(
         assert svc["environment"]["FALLEN_RULES_ADDR"] == f"{rules}:{GRPC_PORT}", pool
         assert svc["depends_on"][rules] == {"condition": "service_healthy"}, pool
         assert "ports" not in svc, f"{pool}: nothing for clients"
+        # one replica each, capped, so the pools leave the rules services room on a small host
+        assert svc.get("deploy", {}).get("replicas", 1) == 1, pool
+        assert 0 < float(svc["cpus"]) <= 1 and svc["mem_limit"], pool
 
 
 def test_worker_partitions_bound_scaling() -> None:
