@@ -275,6 +275,24 @@ async def test_one_player_is_matched_at_once_for_land_solo_i(stack: Stack) -> No
     assert g.version > legal.version
 
 
+async def test_a_solo_ii_player_picks_a_challenge_level_and_the_game_is_created_at_it(
+    stack: Stack,
+) -> None:
+    # given a player queued alone for Land's Solo Variant II at the Ultimate challenge (4)
+    t = await enqueue(stack, "ult", "land", "solo2", challenge_level=4)
+    # when the matchmaker runs, the ticket is matched at once on rules-land
+    found = await matched(stack, "ult", t.ticket_id)
+    assert found.state == pb.TICKET_STATE_MATCHED
+    assert (found.match.seat, found.match.pool) == ("p1", "rules-land")
+    # then the game is Solo Variant II at the level the player chose, waiting for them
+    created = (await stack.main.store.read(f"game-{found.match.game_id}"))[0]
+    assert created.data["options"] == {"variant": "solo2", "challenge": 4}
+    g = await stack.rules.GetGame(
+        rules_pb2.GetGameRequest(game_id=found.match.game_id), metadata=md("ult")
+    )
+    assert not g.ended and g.waiting_for in ("p1", "")
+
+
 async def matched_now(s: Stack, player: str, ticket_id: str) -> pb.Ticket:
     return (
         await s.mm.GetTicket(pb.GetTicketRequest(ticket_id=ticket_id), metadata=md(player))
