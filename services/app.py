@@ -20,7 +20,7 @@ from services.kernel.grpcx.client import ServiceCredentials
 from services.kernel.grpcx.server import Mount, Running, start_server
 from services.kernel.store.base import EventStore
 from services.rules.common.api import GameRules
-from services.rules.pools import POOLS
+from services.rules.pools import POOLS, PoolSpec
 from services.rules.runner import GameRunner
 from services.rules.service import mount as rules_mount
 
@@ -29,8 +29,24 @@ log = logging.getLogger("fallen.app")
 ALL = "all"
 STOP_WAIT_S = 5.0
 RULES_POOLS = POOLS
-BOT_POOLS: dict[str, tuple[str, ...]] = {"bots": (), "bots-worlds": ("worlds",)}
+# bot pool -> the rules pool whose games it plays (None: every game). Each worker talks to
+# one rules endpoint (--rules), so each dedicated rules pool has its bot pool; the bot
+# pool's name is its consumer group on the feed (docs/matchmaking.md, "Seats that go quiet").
+BOT_POOLS: dict[str, str | None] = {
+    "bots": None,
+    "bots-fallen": "rules-fallen",
+    "bots-worlds": "rules-worlds",
+    "bots-land": "rules-land",
+    "bots-land-epic": "rules-land-epic",
+}
 SINGLE_SERVICES = ("dice", "deck", *RULES_POOLS, "relay", "projections", "matchmaking", *BOT_POOLS)
+
+
+def bot_pool(service: str) -> tuple[PoolSpec | None, str]:
+    """Return what a bot pool plays (its rules pool's spec, None = every game) and its
+    consumer group on the feed (the pool's name); KeyError for an unknown pool."""
+    rules = BOT_POOLS[service]
+    return (POOLS[rules] if rules else None), service
 
 
 @dataclass

@@ -52,6 +52,7 @@ from services.kernel.games import (
 )
 from services.kernel.grpcx.structs import struct_to_py, to_struct
 from services.kernel.store.redis import RedisEventStore, feed_envelopes, feed_key, read_entries
+from services.rules.pools import PoolSpec, admits
 
 log = logging.getLogger("fallen.bots")
 
@@ -78,6 +79,7 @@ class BotGame:
     policy: str
     seed: str
     per_seat: Mapping[str, str] = field(default_factory=dict)
+    seat_count: int = 0  # seats of the game (0 = not known): which rules pool serves it
 
     def policy_of(self, seat: str) -> str:
         """The policy playing a bot seat."""
@@ -114,6 +116,7 @@ def bot_game(created: Mapping[str, Any], game_id: str) -> BotGame:
         str(options.get("bot_policy", "random")),
         seed,
         {str(k): str(v) for k, v in per_seat.items()} if isinstance(per_seat, Mapping) else {},
+        len(seated) if isinstance(seated, Mapping) else 0,
     )
 
 
@@ -125,6 +128,12 @@ def taken_after(taken: frozenset[str], event_type: str, data: Mapping[str, Any])
     if event_type == SEAT_RECLAIMED:
         return taken - {seat}
     return taken
+
+
+def in_pool(pool: PoolSpec | None, bot: BotGame) -> bool:
+    """Whether a bot pool limited to `pool` plays this game (its rules endpoint serves that
+    game kind and seat count; None plays every game)."""
+    return admits(pool, bot.game, bot.seat_count or None)
 
 
 def command_id(bot: BotGame, seat: str, version: int, rollouts: int | None = None) -> str:
@@ -150,7 +159,10 @@ class BotWorker:
     """One worker of the pool (run several, in one process or many).
 
     `games` limits the pool to some game kinds (its group is then `bots-<games>`, so each
-    pool sees every entry once); empty serves every game.
+    pool sees every entry once); empty serves every game. `pool` limits it the way a rules
+    pool is limited (services/rules/pools.py: game kinds and seat counts, so a Land pool
+    talking to rules-land leaves the 6-seat Epic games to the one talking to
+    rules-land-epic); give each such pool its own `group`.
     """
 
     def __init__(
@@ -165,13 +177,18 @@ class BotWorker:
         games: tuple[str, ...] = (),
         views_target: str = "",
         search_ms: float | None = None,
+        pool: PoolSpec | None = None,
+        group: str = "",
     ) -> None:
         self.keys = [feed_key(prefix, n) for n in range(shards)]
         self.consumer = consumer or f"bot-{uuid.uuid4().hex[:8]}"
         self.claim_idle_ms = claim_idle_ms
         self.policies = policies
         self.games = games
-        self.group = f"{GROUP}-{'-'.join(games)}" if games else GROUP
+        self.pool: PoolSpec | None = (
+            pool if pool is not None else (dict.fromkeys(games) if games else None)
+        )
+        self.group = group or (f"{GROUP}-{'-'.join(games)}" if games else GROUP)
         self.moves = 0
         self._redis: aioredis.Redis = aioredis.from_url(redis_url, decode_responses=True)
         self._store = RedisEventStore(redis_url, shards=shards, prefix=prefix)
@@ -325,7 +342,7 @@ class BotWorker:
             return
         game_id, bot = await self._config(env)
         plays = bot.seats or self._taken.get(game_id)
-        if plays and (not self.games or bot.game in self.games):
+        if plays and in_pool(self.pool, bot):
             await self.act(game_id, bot, env.version)
 
     async def _game(self, group: list[tuple[str, str, Envelope]]) -> None:

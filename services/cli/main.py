@@ -109,7 +109,7 @@ def _bot_jobs(
     service: str, store_url: str, bots: tuple[str | None, int], stop: asyncio.Event
 ) -> list[Callable[[], Coroutine[Any, Any, None]]]:
     """The bot workers of a bots pool (they read the Redis feed, act through rules gRPC)."""
-    from services.app import BOT_POOLS
+    from services.app import BOT_POOLS, bot_pool
     from services.bots.worker import BotWorker
     from services.kernel.store.factory import open_store
     from services.kernel.store.redis import RedisEventStore
@@ -118,12 +118,13 @@ def _bot_jobs(
     store = open_store(store_url)
     if not isinstance(store, RedisEventStore) or not rules:
         raise typer.BadParameter(f"{service} needs --store redis://... and --rules HOST:PORT")
-    games = BOT_POOLS.get(service)
-    if games is None:
+    if service not in BOT_POOLS:
         raise typer.BadParameter(f"unknown bot pool {service}; choose from {sorted(BOT_POOLS)}")
+    spec, group = bot_pool(service)
     return [
         functools.partial(
-            BotWorker(store.url, rules, store.prefix, store.shards, games=games).run, stop
+            BotWorker(store.url, rules, store.prefix, store.shards, pool=spec, group=group).run,
+            stop,
         )
         for _ in range(max(1, workers))
     ]

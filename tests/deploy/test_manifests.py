@@ -22,8 +22,7 @@ import typer.main
 import yaml
 from kubernetes_validate.utils import all_versions
 
-from services.app import ALL, BOT_POOLS, SINGLE_SERVICES
-from services.bots.worker import GROUP as BOT_GROUP
+from services.app import ALL, BOT_POOLS, SINGLE_SERVICES, bot_pool
 from services.cli.main import app as fallenctl
 from services.kernel import heartbeat
 from services.kernel.store.redis import feed_key
@@ -35,16 +34,19 @@ from services.projections.viewstore import open_view_store
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
 
-# The services `fallenctl serve` runs. bots-worlds (the Fallen Worlds bot worker pool)
-# serves gRPC health and metrics like the others; its workers run inside it.
+# The services `fallenctl serve` runs. The bot worker pools (one per rules pool) serve gRPC
+# health and metrics like the others; their workers run inside them.
 FALLEN_SERVICES = (
     "dice",
     "deck",
     "rules-fallen",
+    "bots-fallen",
     "rules-worlds",
     "bots-worlds",
     "rules-land",
+    "bots-land",
     "rules-land-epic",
+    "bots-land-epic",
     "projections",
     "relay",
     "matchmaking",
@@ -61,16 +63,22 @@ WORKERS = {"projections-worker": ("fallenctl", "projections", "faust")}
 SERVE = ("fallenctl", "serve")  # the image ENTRYPOINT
 # HPAs present in every render (the stateless pools) and only in prod (the faust workers:
 # dev scales them to 0, base leaves replicas to the overlays).
-POOL_HPA = {"rules-fallen", "rules-land", "rules-land-epic", "rules-worlds", "bots-worlds"}
+# Bot pools: the rules service they play through (FALLEN_RULES_ADDR) and their Redis group
+# (the pool's name). Every dedicated rules pool has one (a worker talks to one endpoint).
+BOT_RULES = {
+    "bots-fallen": "rules-fallen",
+    "bots-worlds": "rules-worlds",
+    "bots-land": "rules-land",
+    "bots-land-epic": "rules-land-epic",
+}
+POOL_HPA = {"rules-fallen", "rules-land", "rules-land-epic", "rules-worlds", *BOT_RULES}
 # Pools that prod scales with a KEDA ScaledObject instead (its HPA is KEDA's, the base CPU
-# HPA is deleted there): the bot worker pool, on its consumer group's lag.
-KEDA_SCALED = {"bots-worlds"}
+# HPA is deleted there): the bot worker pools, on their consumer group's lag.
+KEDA_SCALED = set(BOT_RULES)
 KEDA_API = "keda.sh/v1alpha1"
 PROD_ONLY_HPA = {"projections-worker"}
 PUBLISHED = {"rules-fallen", "rules-worlds", "rules-land", "rules-land-epic", "matchmaking"}
 NEEDS_DICE = {"deck", "rules-fallen", "rules-worlds", "rules-land", "rules-land-epic"}
-# Bot pools: the rules service they play through (FALLEN_RULES_ADDR) and their Redis group.
-BOT_RULES = {"bots-worlds": "rules-worlds"}
 GRPC_PORT = 50051
 METRICS_PORT = 9100
 SECRET_NAME = "fallen-secrets"
@@ -665,8 +673,7 @@ def _check_scaled_object(so: dict[str, Any], deployments: dict[str, dict[str, An
     assert all(isinstance(v, str) for v in meta.values()), f"{name}: metadata values are strings"
     assert int(meta["lagCount"]) > 0 and int(meta["activationLagCount"]) >= 0, name
     # The group and stream the pool's workers really consume.
-    games = BOT_POOLS[ref["name"]]
-    assert meta["consumerGroup"] == f"{BOT_GROUP}-{'-'.join(games)}", name
+    assert meta["consumerGroup"] == bot_pool(ref["name"])[1], name
     assert meta["stream"] == feed_key("fallen", 0), name
     assert re.fullmatch(r"[\w.-]+:\d+", meta["address"]), name
     cpu = by_type["cpu"]
@@ -712,6 +719,8 @@ def test_bot_pools_play_through_their_rules_service(
     docs = rendered[target]
     services = _by_kind(docs, "Service")
     configmaps = _by_kind(docs, "ConfigMap")
+    # every dedicated bot pool `fallenctl serve` knows is deployed, with its own rules pool
+    assert {p: r for p, r in BOT_POOLS.items() if r} == BOT_RULES
     for pool, rules in BOT_RULES.items():
         container = _pod_spec(_by_kind(docs, "Deployment")[pool])["containers"][0]
         env = _container_env(container, configmaps)
@@ -722,6 +731,9 @@ def test_bot_pools_play_through_their_rules_service(
         assert svc["environment"]["FALLEN_RULES_ADDR"] == f"{rules}:{GRPC_PORT}", pool
         assert svc["depends_on"][rules] == {"condition": "service_healthy"}, pool
         assert "ports" not in svc, f"{pool}: nothing for clients"
+        # one replica each, capped, so the pools leave the rules services room on a small host
+        assert svc.get("deploy", {}).get("replicas", 1) == 1, pool
+        assert 0 < float(svc["cpus"]) <= 1 and svc["mem_limit"], pool
 
 
 def test_worker_partitions_bound_scaling() -> None:
@@ -875,7 +887,7 @@ def test_readme_documents_the_operator_steps() -> None:
         "FALLEN_VIEWS",
         *sorted(BOT_RULES),
         "KEDA",
-        "keda-bots-worlds.yaml",
+        *(f"keda-{pool}.yaml" for pool in sorted(BOT_RULES)),
         "not tested",
     ):
         assert needle in text, needle
