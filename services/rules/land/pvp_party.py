@@ -50,8 +50,8 @@ def _types(c: str) -> list[str]:
 
 
 def _links(character: str, spoils: str) -> bool:
-    link = card(character).get("link")
-    return bool(link) and link["type"] in _types(spoils)
+    link = card(character).get("link") or {}
+    return link.get("type") in _types(spoils)
 
 
 def equip_party(characters: Sequence[str], spoils: Sequence[str]) -> Kit:
