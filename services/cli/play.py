@@ -104,7 +104,7 @@ def play(
         int | None, typer.Option(help="land solo2: challenge level 1-4 (opposing factions)")
     ] = None,
     pvp_option: Annotated[
-        int | None, typer.Option(help="land solo2: PVP option (1 = an NPCM)")
+        int | None, typer.Option(help="land solo2: PVP option (1 = an NPCM, 2 = a PVP Party)")
     ] = None,
     harsh_reality: Annotated[
         bool, typer.Option("--harsh-reality", help="land: optional rule A Harsh Reality")

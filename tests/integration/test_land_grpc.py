@@ -133,3 +133,31 @@ async def test_every_bad_input_gets_its_status_and_changes_nothing(api: Api) -> 
     # and the legal command itself is accepted
     await submit(good.kind, struct_to_py(good.args), version=before)
     assert await _version(api, "l3") > before
+
+
+async def test_solo2_pvp_option_2_is_created_played_and_bounded(api: Api) -> None:
+    # "Below are two different options for players for PVP. Option 1 is easier and Option 2 is
+    # advanced": option 2 (a PVP Party) is a creation option; anything else is refused
+    solo = {"p1": "ann"}
+    opts = {"variant": "solo2", "challenge": 4, "pvp_option": 2, "max_turns": 3}
+    bad = rules_pb2.CreateGameRequest(
+        game="land", game_id="lp0", seats=solo, options=to_struct({**opts, "pvp_option": 3})
+    )
+    await _expect(
+        api.rules.CreateGame(bad, metadata=md("ann")),
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "pvp_option",
+    )
+    # when the heuristic bot plays an Ultimate-challenge game with option 2 through the API
+    policies = {"p1": heuristic}
+    r = await play_game(api.rules, api.views, "land", solo, policies, "g1", opts, "landpvp2")
+    # then it ends, and folding the stored log gives its hash
+    assert r.kind in ("prestige", "town_health", "turn_limit")
+    envs = await api.backend.store.read("game-landpvp2", 1)
+    state = fold(RULES, envs[1:])
+    assert RULES.state_hash(state) == r.final_state_hash
+    assert state.var("options")["pvp_option"] == 2
+    # and every PVP Party that entered has fought and left, or is still in play at the end
+    types = [e.type for e in envs]
+    still = len(state.var("pvp_parties", []))
+    assert types.count("pvp_party_entered") == types.count("pvp_party_left") + still

@@ -17,6 +17,7 @@ from services.rules.land import (  # noqa: F401
     npcm_flow,
     play,
     pvp_flow,
+    pvp_party_flow,
     setup_flow,
     solo,
     solo2_flow,

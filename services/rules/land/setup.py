@@ -140,8 +140,6 @@ def _validate_solo2(out: dict[str, Any]) -> None:
     pvp = out.setdefault("pvp_option", 1)
     if isinstance(pvp, bool) or pvp not in PVP_OPTIONS:
         raise ValueError("options.pvp_option: must be 1 or 2")
-    if pvp == 2:
-        raise ValueError("options.pvp_option: option 2 (a PVP Party) is not available yet; use 1")
 
 
 def accept_unique(taken: Sequence[int], roll: int) -> bool:

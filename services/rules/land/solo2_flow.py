@@ -26,6 +26,7 @@ from services.rules.land.oftec import (
     se_of,
     solo2,
 )
+from services.rules.land.pvp_party_flow import PARTIES as PVP_PARTIES
 from services.rules.land.setup import is_solo2
 from services.rules.land.solo_decks import RED_DOT_DECK, solo_deck
 from services.rules.land.state import faction_of, game_options, pos, starting_techs, town
@@ -248,12 +249,13 @@ def _lose_last_tech(ctx: Ctx) -> None:
     ctx.note("tech_lost", seat=PLAYER, tech=tech, tiers=tiers)
 
 
-# --- PVP (option 1) -------------------------------------------------------------------
+# --- PVP (the cap, option 1; option 2 is pvp_party_flow.py) ------------------------
 
 
 def opposing_in_play(state: State) -> int:
-    """Return the NPCMs (and PVP parties) the opposing factions have in play."""
-    return sum(1 for n in state.var("npcms", []) if str(n["hirer"]).startswith("of"))
+    """Return the NPCMs and PVP Parties the opposing factions have in play."""
+    npcms = sum(1 for n in state.var("npcms", []) if str(n["hirer"]).startswith("of"))
+    return npcms + len(state.var(PVP_PARTIES, []))
 
 
 @task("se_pvp")
@@ -268,6 +270,9 @@ def _se_pvp(ctx: Ctx, a: Args) -> None:
         else:
             p = int(solo2()["pvp_fallback"]["prestige"])
             sync_town(ctx, PLAYER, adjust(t, prestige=-p), "secondary effect: pvp")
+        return
+    if int(game_options(ctx.state).get("pvp_option", 1)) == 2:
+        ctx.push(("pvp2_form", {"faction": f}))  # "Option 2: Create a PVP Party."
         return
     ctx.push(("pvp1_draw", {"faction": f}))
 

@@ -20,6 +20,9 @@ from services.rules.land.zones import ends_phase, next_step, turn_order
 
 def solo2_step(sub: str, tasks: list[tuple[str, Args]]) -> list[tuple[str, Args]]:
     """Add Solo Variant II's tasks to a sub-phase: the OFTEC rolls, waiting Red Dot cards."""
+    if sub == "npcms":
+        # PVP option 2: each PVP Party in play attacks after the NPCMs move and strike
+        return [*tasks, ("pvp_parties_act", {})]
     if sub == "town_events":
         # "the player first rolls 1d10 on the standard Town Events Chart ... Then the player
         # rolls a 1d10 for each opposing Faction on the Opposing Faction Town Events Chart"

@@ -16,12 +16,14 @@ import pytest
 from services.rules.kernel.api import Setup
 from services.rules.kernel.state import State
 from services.rules.land import RULES
+from services.rules.land.damage import can_carry
 from services.rules.land.solo_decks import RED_DOT_DECK, solo_deck
 from services.rules.land.state import DECK_NAMES
 from services.rules.playout import play
 
 GAMES = 200
 SOLO = [{"variant": "solo1"}] + [{"variant": "solo2", "challenge": c} for c in (1, 2, 3, 4)]
+SOLO += [{"variant": "solo2", "challenge": c, "pvp_option": 2} for c in (2, 4)]  # a PVP Party
 HARSH = [
     {},
     {"harsh_reality": True},
@@ -66,6 +68,10 @@ def _check(state: State) -> None:
         for f in opp:
             assert 0 <= state.count(f"th.of{f}") <= 80 and 0 <= state.count(f"prestige.of{f}") <= 20
         assert 0 <= state.count("se_left") <= 3
+        for f in state.var("pvp_parties", []):  # option 2: a party in play within capacity
+            for k in range(1, 6):
+                for ch in state.zone(f"crown.of{f}.{k}"):
+                    assert can_carry(ch, list(state.zone(f"gear.of{f}.{k}")))
 
 
 @pytest.mark.parametrize("chunk", range(4))
@@ -91,5 +97,5 @@ def test_option_playouts_end_with_invariants_and_replay(chunk: int) -> None:
 
 def test_every_variant_and_toggle_is_played() -> None:
     seen = {repr(sorted(_setup(i).options.items())[:-1]) for i in range(GAMES)}
-    assert len(COMBOS) == 25 and len({repr(sorted(o.items())) for _, o in COMBOS}) == 25
+    assert len(COMBOS) == 27 and len({repr(sorted(o.items())) for _, o in COMBOS}) == 27
     assert len(seen) >= len(COMBOS)
