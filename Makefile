@@ -36,7 +36,7 @@ run: setup
 	FALLEN_DEV=1 $(BIN)/fallenctl serve --store sqlite:///var/fallen.db --stream memory --web-port 8080
 
 test: setup browser
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q --durations=30
 
 # The image every service runs (BuildKit or the legacy builder; no registry needed once
 # the python:3.11-slim base is present: deploy/local/base-image.sh builds one offline).
