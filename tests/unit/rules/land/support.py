@@ -11,6 +11,7 @@ from services.rules.kernel.dealer import Dealer
 from services.rules.kernel.flow import Ctx
 from services.rules.kernel.state import State
 from services.rules.land import RULES
+from services.rules.land.data import card
 from services.rules.land.flow import REGISTRY
 from services.rules.playout import pick
 
@@ -85,3 +86,29 @@ def act(state: State, seat: str, kind: str, **args: Any) -> tuple[State, list[An
     """Return the state after a seat's command and the events it caused."""
     events, new = RULES.step(state, Command(seat, kind, args))
     return new, events
+
+
+def run_tasks(ctx: Ctx, *tasks: tuple[str, dict[str, Any]]) -> list[str]:
+    """Run tasks until they are all done or one asks for a decision (kept in ctx.pending);
+    return the types of the events they recorded."""
+    start = len(ctx.events)
+    ctx.push(*tasks)
+    while ctx.tasks and ctx.pending is None:
+        name, args = ctx.tasks.pop(0)
+        REGISTRY.tasks[name](ctx, dict(args))
+    return [e.type for e in ctx.events[start:]]
+
+
+def ctx_notes(ctx: Ctx, type_: str) -> list[dict[str, Any]]:
+    """Return the data of every event of a type recorded in ctx."""
+    return [e.data for e in ctx.events if e.type == type_]
+
+
+def place_card(ctx: Ctx, c: str, zone: str) -> None:
+    """Put a card into a zone: moved from where it lies, or taken from its face-down deck."""
+    src = next((z for z, cs in ctx.state.zones.items() if c in cs), None)
+    if src is not None:
+        ctx.move(c, src, zone)
+        return
+    ctx.add(f"deck.{card(c)['deck']}", -1)
+    ctx.emit("zone_set", {"zone": zone, "cards": [*ctx.state.zone(zone), c]})

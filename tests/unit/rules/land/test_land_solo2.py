@@ -36,6 +36,9 @@ from services.rules.land.setup import setup_numbers, validate_options
 from services.rules.land.solo import auction_buys
 from services.rules.land.solo_decks import RED_DOT_DECK, solo_deck
 from services.rules.playout import play
+from tests.unit.rules.land.support import ctx_notes as _notes
+from tests.unit.rules.land.support import place_card as _place
+from tests.unit.rules.land.support import run_tasks as _run
 
 M = game_map()
 
@@ -64,30 +67,6 @@ def _ctx(level: int = 4) -> Ctx:
     ctx = REGISTRY.ctx(state)
     ctx.tasks = []
     return ctx
-
-
-def _run(ctx: Ctx, *tasks: tuple[str, dict[str, Any]]) -> list[str]:
-    """Run tasks until they are all done or one asks for a decision (kept in ctx.pending)."""
-    start = len(ctx.events)
-    ctx.push(*tasks)
-    while ctx.tasks and ctx.pending is None:
-        name, args = ctx.tasks.pop(0)
-        REGISTRY.tasks[name](ctx, dict(args))
-    return [e.type for e in ctx.events[start:]]
-
-
-def _notes(ctx: Ctx, type_: str) -> list[dict[str, Any]]:
-    return [e.data for e in ctx.events if e.type == type_]
-
-
-def _place(ctx: Ctx, c: str, zone: str) -> None:
-    """Put a card into a zone: moved from where it lies, or taken from its face-down deck."""
-    src = next((z for z, cs in ctx.state.zones.items() if c in cs), None)
-    if src is not None:
-        ctx.move(c, src, zone)
-        return
-    ctx.add(f"deck.{card(c)['deck']}", -1)
-    ctx.emit("zone_set", {"zone": zone, "cards": [*ctx.state.zone(zone), c]})
 
 
 def _own(ctx: Ctx, *resources: str) -> None:

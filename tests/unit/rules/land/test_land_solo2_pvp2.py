@@ -24,6 +24,9 @@ from services.rules.land.party import vehicle_capacity
 from services.rules.land.pvp_party import equip_party, party_size, party_spoils
 from services.rules.land.setup import validate_options
 from services.rules.playout import play
+from tests.unit.rules.land.support import ctx_notes as _notes
+from tests.unit.rules.land.support import place_card as _place
+from tests.unit.rules.land.support import run_tasks as _run
 
 
 def _opts(level: int) -> dict[str, Any]:
@@ -45,30 +48,6 @@ def _ctx(level: int = 2) -> Ctx:
     ctx = REGISTRY.ctx(_state(level))
     ctx.tasks = []
     return ctx
-
-
-def _run(ctx: Ctx, *tasks: tuple[str, dict[str, Any]]) -> list[str]:
-    """Run tasks until they are all done or one asks for a decision (kept in ctx.pending)."""
-    start = len(ctx.events)
-    ctx.push(*tasks)
-    while ctx.tasks and ctx.pending is None:
-        name, args = ctx.tasks.pop(0)
-        REGISTRY.tasks[name](ctx, dict(args))
-    return [e.type for e in ctx.events[start:]]
-
-
-def _notes(ctx: Ctx, type_: str) -> list[dict[str, Any]]:
-    return [e.data for e in ctx.events if e.type == type_]
-
-
-def _place(ctx: Ctx, c: str, zone: str) -> None:
-    """Put a card into a zone: moved from where it lies, or taken from its face-down deck."""
-    src = next((z for z, cs in ctx.state.zones.items() if c in cs), None)
-    if src is not None:
-        ctx.move(c, src, zone)
-        return
-    ctx.add(f"deck.{card(c)['deck']}", -1)
-    ctx.emit("zone_set", {"zone": zone, "cards": [*ctx.state.zone(zone), c]})
 
 
 def _muster(ctx: Ctx, f: int, chars: list[str], spoils: list[str]) -> None:
