@@ -11,6 +11,7 @@ from typing import Any
 
 import grpc
 
+from services.deck.client import GrpcDeck
 from services.dice.client import GrpcDice
 from services.dice.engine import DiceEngine
 from services.dice.port import DicePort
@@ -20,6 +21,7 @@ from services.kernel.grpcx.client import ServiceCredentials
 from services.kernel.grpcx.server import Mount, Running, start_server
 from services.kernel.store.base import EventStore
 from services.rules.common.api import GameRules
+from services.rules.kernel.deck import DeckServicePort
 from services.rules.pools import POOLS, PoolSpec
 from services.rules.runner import GameRunner
 from services.rules.service import mount as rules_mount
@@ -95,13 +97,16 @@ async def serve(
     pools: str = "",
     matchmaking_state: str = "memory",
     echo: bool = False,
+    deck_addr: str | None = None,
 ) -> Backend:
     """Start serving one service (or all) on address; return the running backend.
 
     pools maps rules pools to endpoints for the matchmaker ('pool=host:port,...'); serving
     all, every pool not named is this server itself. echo adds the unauthenticated
     EchoService, the benchmark's raw-gRPC baseline; only ``fallenctl bench`` asks for it,
-    so a served backend never exposes it.
+    so a served backend never exposes it. deck_addr: a rules pool alone deals through the
+    deck service there (gRPC, services/deck/client.py); without it, it deals in-process
+    over the shared store. Serving all, the runner always deals in-process.
     """
     channels: list[grpc.aio.Channel] = []
     mounts: list[Mount] = [echo_mount()] if echo else []
@@ -125,7 +130,12 @@ async def serve(
         if service == "deck":
             mounts.append(_deck_mount(store, remote))
         else:
-            runner = GameRunner(store, remote, extra_games, only=RULES_POOLS[service])
+            deck = None
+            if deck_addr:
+                deck_channel = grpc.aio.insecure_channel(deck_addr)
+                channels.append(deck_channel)
+                deck = DeckServicePort(GrpcDeck(deck_channel, ServiceCredentials(service)))
+            runner = GameRunner(store, remote, extra_games, only=RULES_POOLS[service], deck=deck)
             mounts.append(rules_mount(runner))
     else:
         raise ValueError(f"unknown service {service!r}; choose all or one of {SINGLE_SERVICES}")

@@ -47,6 +47,13 @@ def serve(
     dice: Annotated[
         str | None, typer.Option(envvar="FALLEN_DICE_ADDR", help="dice service address (split)")
     ] = None,
+    deck: Annotated[
+        str | None,
+        typer.Option(
+            envvar="FALLEN_DECK_ADDR",
+            help="rules pools: deal through the deck service here (gRPC); default in-process",
+        ),
+    ] = None,
     metrics_port: Annotated[
         int, typer.Option(envvar="FALLEN_METRICS_PORT", help="Prometheus /metrics port, 0 = off")
     ] = 9100,
@@ -101,7 +108,7 @@ def serve(
     mm_state = matchmaking_state or state_url_for(store)
     bots = (rules, workers) if service.startswith("bots") else None
     asyncio.run(
-        _serve(service, address, store, stream, dice, shard, web_port, pools, mm_state, bots)
+        _serve(service, address, store, stream, dice, shard, web_port, pools, mm_state, bots, deck)
     )
 
 
@@ -149,6 +156,7 @@ async def _serve(
     pools: str = "",
     mm_state: str = "memory",
     bots: tuple[str | None, int] | None = None,
+    deck: str | None = None,
 ) -> None:
     from services.app import serve as start
     from services.kernel.store.factory import open_store
@@ -183,6 +191,7 @@ async def _serve(
         extra_games=extra_games_from_env(),
         pools=pools,
         matchmaking_state=mm_state,
+        deck_addr=deck,
     )
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):

@@ -7,7 +7,8 @@ from typing import Any
 import grpc
 from fallen.deck.v1 import deck_pb2, deck_pb2_grpc
 
-from services.deck import zones
+from services.deck import dealing, zones
+from services.deck.dealing import DealRequest, LocalDealing
 from services.deck.engine import DeckEngine
 from services.kernel.auth import Principal
 from services.kernel.errors import InvalidArgument
@@ -21,6 +22,16 @@ KIND_OF = {
     deck_pb2.ZONE_KIND_HAND: zones.HAND,
 }
 POSITION_OF = {deck_pb2.POSITION_TOP: zones.TOP, deck_pb2.POSITION_BOTTOM: zones.BOTTOM}
+DEAL_KIND_OF = {
+    deck_pb2.DEAL_KIND_FORM: dealing.FORM,
+    deck_pb2.DEAL_KIND_DRAW: dealing.DRAW,
+    deck_pb2.DEAL_KIND_PUT: dealing.PUT,
+    deck_pb2.DEAL_KIND_SEARCH: dealing.SEARCH,
+    deck_pb2.DEAL_KIND_SHUFFLE: dealing.SHUFFLE,
+    deck_pb2.DEAL_KIND_MOVE: dealing.MOVE,
+}
+# the kinds whose request carries a position (others leave it unset)
+POSITIONED = (dealing.PUT, dealing.MOVE)
 SERVICE_NAME = deck_pb2.DESCRIPTOR.services_by_name["DeckService"].full_name
 
 
@@ -36,6 +47,7 @@ class DeckServicer(deck_pb2_grpc.DeckServiceServicer):
 
     def __init__(self, engine: DeckEngine) -> None:
         self.engine = engine
+        self.dealing = LocalDealing(engine)
 
     @rpc
     async def CreateZone(
@@ -179,6 +191,41 @@ class DeckServicer(deck_pb2_grpc.DeckServiceServicer):
         check_game_id(request.game_id)
         await authorize_seat(self.engine.store, principal, request.game_id, request.seat)
         return deck_pb2.GetHandResponse(cards=await self.engine.hand(request.game_id, request.seat))
+
+    @rpc
+    async def Deal(
+        self, request: deck_pb2.DealRequest, context: grpc.aio.ServicerContext, principal: Principal
+    ) -> deck_pb2.DealResponse:
+        """Perform one deck request of a rules engine (docs/deck.md, the deck contract)."""
+        principal.require_service()
+        check_game_id(request.game_id)
+        kind = _enum(request.kind, DEAL_KIND_OF, "kind")
+        position = _enum(request.position, POSITION_OF, "position") if kind in POSITIONED else ""
+        req = DealRequest(
+            kind=kind,
+            deck=request.deck,
+            cards=tuple(request.cards),
+            shuffled=request.shuffled,
+            count=request.count,
+            position=position or zones.TOP,
+            visible_to=tuple(request.visible_to),
+            match=tuple(request.match),
+            to=request.to,
+        )
+        done = await self.dealing.deal(request.game_id, req, request.key)
+        return deck_pb2.DealResponse(cards=done.cards, count=done.count, version=done.version)
+
+    @rpc
+    async def Seal(
+        self, request: deck_pb2.SealRequest, context: grpc.aio.ServicerContext, principal: Principal
+    ) -> deck_pb2.SealResponse:
+        """Place a face-down deck before its game exists; keep one placed already."""
+        principal.require_service()
+        check_game_id(request.game_id)
+        zones.check_zone_name(request.deck, "deck")
+        placed = await self.dealing.seal(request.game_id, request.deck, list(request.cards))
+        count = await self.engine.count(request.game_id, request.deck)
+        return deck_pb2.SealResponse(count=count, kept=not placed)
 
 
 def mount(engine: DeckEngine) -> Mount:

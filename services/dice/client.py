@@ -1,4 +1,9 @@
-"""DicePort over gRPC, for services that run apart from the dice service."""
+"""DicePort over gRPC, for services that run apart from the dice service.
+
+A call that meets UNAVAILABLE or DEADLINE_EXCEEDED is retried (services.kernel.grpcx.client
+.call) when repeating it is safe: committing and revealing a seed (the same answer when
+repeated), and a roll or shuffle that carries its decision key (drawn once per key).
+"""
 
 from __future__ import annotations
 
@@ -7,26 +12,27 @@ from fallen.dice.v1 import dice_pb2, dice_pb2_grpc
 
 from services.dice.kinds import catalog
 from services.dice.port import Permutation, Roll, RolledDie
-from services.kernel.grpcx.client import ServiceCredentials, raise_domain_error
+from services.kernel.grpcx.client import Retry, ServiceCredentials, call
 
 
 class GrpcDice:
     """Calls a remote DiceService with a service token."""
 
-    def __init__(self, channel: grpc.aio.Channel, creds: ServiceCredentials) -> None:
+    def __init__(
+        self, channel: grpc.aio.Channel, creds: ServiceCredentials, retry: Retry | None = None
+    ) -> None:
         self.stub = dice_pb2_grpc.DiceServiceStub(channel)
         self.creds = creds
+        self.retry = retry or Retry()
 
     async def commit_seed(self, game_id: str, client_seed: str = "") -> str:
         """Commit a game's seed; return the commitment."""
-        try:
-            resp = await self.stub.CommitSeed(
-                dice_pb2.CommitSeedRequest(game_id=game_id, client_seed=client_seed),
-                metadata=self.creds.metadata(),
-            )
-        except grpc.aio.AioRpcError as err:
-            raise_domain_error(err)
-        return str(resp.commitment)
+        msg = dice_pb2.CommitSeedRequest(game_id=game_id, client_seed=client_seed)
+
+        async def once(timeout: float) -> dice_pb2.CommitSeedResponse:
+            return await self.stub.CommitSeed(msg, metadata=self.creds.metadata(), timeout=timeout)
+
+        return str((await call(once, self.retry)).commitment)
 
     async def roll(
         self,
@@ -37,19 +43,14 @@ class GrpcDice:
         key: str = "",
     ) -> Roll:
         """Roll dice remotely."""
-        try:
-            resp = await self.stub.Roll(
-                dice_pb2.RollRequest(
-                    game_id=game_id,
-                    purpose=purpose,
-                    dice=dice,
-                    visible_to=visible_to or [],
-                    key=key,
-                ),
-                metadata=self.creds.metadata(),
-            )
-        except grpc.aio.AioRpcError as err:
-            raise_domain_error(err)
+        msg = dice_pb2.RollRequest(
+            game_id=game_id, purpose=purpose, dice=dice, visible_to=visible_to or [], key=key
+        )
+
+        async def once(timeout: float) -> dice_pb2.RollResponse:
+            return await self.stub.Roll(msg, metadata=self.creds.metadata(), timeout=timeout)
+
+        resp = await call(once, self.retry, idempotent=bool(key))
         cat = catalog()
         results = tuple(
             RolledDie(d.kind, cat.faces.get(d.kind, ()), d.index, d.face) for d in resp.results
@@ -58,21 +59,19 @@ class GrpcDice:
 
     async def shuffle(self, game_id: str, purpose: str, count: int, key: str = "") -> Permutation:
         """Draw a permutation remotely."""
-        try:
-            resp = await self.stub.Shuffle(
-                dice_pb2.ShuffleRequest(game_id=game_id, purpose=purpose, count=count, key=key),
-                metadata=self.creds.metadata(),
-            )
-        except grpc.aio.AioRpcError as err:
-            raise_domain_error(err)
+        msg = dice_pb2.ShuffleRequest(game_id=game_id, purpose=purpose, count=count, key=key)
+
+        async def once(timeout: float) -> dice_pb2.ShuffleResponse:
+            return await self.stub.Shuffle(msg, metadata=self.creds.metadata(), timeout=timeout)
+
+        resp = await call(once, self.retry, idempotent=bool(key))
         return Permutation(resp.nonce, tuple(resp.order))
 
     async def reveal(self, game_id: str) -> str:
         """Reveal an ended game's seed; return it in hex."""
-        try:
-            resp = await self.stub.Reveal(
-                dice_pb2.RevealRequest(game_id=game_id), metadata=self.creds.metadata()
-            )
-        except grpc.aio.AioRpcError as err:
-            raise_domain_error(err)
-        return str(resp.server_seed)
+        msg = dice_pb2.RevealRequest(game_id=game_id)
+
+        async def once(timeout: float) -> dice_pb2.RevealResponse:
+            return await self.stub.Reveal(msg, metadata=self.creds.metadata(), timeout=timeout)
+
+        return str((await call(once, self.retry)).server_seed)

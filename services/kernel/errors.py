@@ -39,6 +39,10 @@ class VersionConflict(DomainError):
         self.actual = actual
 
 
+class Unavailable(DomainError):
+    """A service this one needs did not answer (after retries); the caller may retry."""
+
+
 class Unauthenticated(DomainError):
     """No token, or a token that is garbage, expired or wrongly signed."""
 

@@ -1,11 +1,14 @@
-"""Client-side helpers: service-token metadata and status -> domain error mapping."""
+"""Client-side helpers: service-token metadata, status -> domain error mapping, retries."""
 
 from __future__ import annotations
 
 import time
-from typing import NoReturn
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import NoReturn, TypeVar
 
 import grpc
+from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
 
 from services.kernel.auth import issue_token
 from services.kernel.errors import (
@@ -16,10 +19,15 @@ from services.kernel.errors import (
     PermissionDenied,
     RuleViolation,
     Unauthenticated,
+    Unavailable,
     VersionConflict,
 )
 
 REFRESH_MARGIN_S = 300
+T = TypeVar("T")
+# statuses a call may meet while the service it calls restarts or moves: retried when the
+# call is idempotent (a decision key, or an operation that is the same when repeated)
+TRANSIENT = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
 
 
 class ServiceCredentials:
@@ -55,6 +63,42 @@ def raise_domain_error(err: grpc.aio.AioRpcError) -> NoReturn:
     }
     if code == grpc.StatusCode.ABORTED:
         raise VersionConflict("remote", -1, -1) from err
+    if code in TRANSIENT:
+        raise Unavailable(f"a service this one needs did not answer ({code.name}): {msg}") from err
     if code in mapping:
         raise mapping[code](msg) from err
     raise err
+
+
+@dataclass(frozen=True)
+class Retry:
+    """How an idempotent internal call is retried on a transient status: attempts in all,
+    waits growing exponentially (with jitter) from first_s up to max_s, and a deadline
+    per attempt."""
+
+    attempts: int = 6
+    first_s: float = 0.05
+    max_s: float = 1.0
+    timeout_s: float = 30.0
+
+
+def _transient(exc: BaseException) -> bool:
+    return isinstance(exc, grpc.aio.AioRpcError) and exc.code() in TRANSIENT
+
+
+async def call(rpc: Callable[[float], Awaitable[T]], retry: Retry, idempotent: bool = True) -> T:
+    """Return rpc(timeout)'s answer, retrying a transient status while the call is
+    idempotent (tenacity); a status the callee refused with becomes its domain error."""
+    retrying = AsyncRetrying(
+        stop=stop_after_attempt(retry.attempts if idempotent else 1),
+        wait=wait_exponential_jitter(initial=retry.first_s, max=retry.max_s),
+        retry=retry_if_exception(_transient),
+        reraise=True,
+    )
+    try:
+        async for attempt in retrying:
+            with attempt:
+                return await rpc(retry.timeout_s)
+    except grpc.aio.AioRpcError as err:
+        raise_domain_error(err)
+    raise AssertionError("tenacity stops by raising")  # pragma: no cover

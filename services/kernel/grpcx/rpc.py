@@ -20,6 +20,7 @@ from services.kernel.errors import (
     PermissionDenied,
     RuleViolation,
     Unauthenticated,
+    Unavailable,
     VersionConflict,
 )
 
@@ -36,6 +37,7 @@ STATUS_OF: list[tuple[type[DomainError], grpc.StatusCode]] = [
     (VersionConflict, grpc.StatusCode.ABORTED),
     (Unauthenticated, grpc.StatusCode.UNAUTHENTICATED),
     (PermissionDenied, grpc.StatusCode.PERMISSION_DENIED),
+    (Unavailable, grpc.StatusCode.UNAVAILABLE),
 ]
 
 MAX_REASON = 500  # characters of an error sent to a client or logged (a backstop: errors
