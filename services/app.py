@@ -17,7 +17,7 @@ from services.dice.engine import DiceEngine
 from services.dice.port import DicePort
 from services.dice.service import mount as dice_mount
 from services.echo.service import mount as echo_mount
-from services.kernel.grpcx.client import ServiceCredentials
+from services.kernel.grpcx.client import ServiceCredentials, internal_channel
 from services.kernel.grpcx.server import Mount, Running, start_server
 from services.kernel.store.base import EventStore
 from services.rules.common.api import GameRules
@@ -124,7 +124,7 @@ async def serve(
     elif service == "deck" or service in RULES_POOLS:
         if not dice_addr:
             raise ValueError(f"the {service} service alone needs --dice HOST:PORT")
-        channel = grpc.aio.insecure_channel(dice_addr)
+        channel = internal_channel(dice_addr)
         channels.append(channel)
         remote = GrpcDice(channel, ServiceCredentials(service))
         if service == "deck":
@@ -132,7 +132,7 @@ async def serve(
         else:
             deck = None
             if deck_addr:
-                deck_channel = grpc.aio.insecure_channel(deck_addr)
+                deck_channel = internal_channel(deck_addr)
                 channels.append(deck_channel)
                 deck = DeckServicePort(GrpcDeck(deck_channel, ServiceCredentials(service)))
             runner = GameRunner(store, remote, extra_games, only=RULES_POOLS[service], deck=deck)

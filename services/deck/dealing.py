@@ -231,15 +231,14 @@ class LocalDealing:
 
     async def _draw(self, game_id: str, base: Zones, req: DealRequest, key: str) -> Dealt:
         """Draw into one seat's hand, or turn the top cards face up onto the dealt pile."""
-        deck = base.get(req.deck)
-        if not req.count:
+        top = _top(base.get(req.deck), req.count, "draw")  # refused before any command
+        if not top:
             return Dealt(version=base.version)
         seat = await self._receiver(game_id, base, req.visible_to, key)
         if seat:
             pk = part_key(key, "draw", req.deck)
             drawn = await self.engine.draw(game_id, req.deck, seat, req.count, key=pk)
             return Dealt(cards=drawn.cards, version=drawn.version)
-        top = _top(deck, req.count, "deal")
         version = base.version
         for n, card in enumerate(top):
             pk = part_key(key, "deal", f"{req.deck}#{n}")

@@ -79,6 +79,7 @@ KEDA_API = "keda.sh/v1alpha1"
 PROD_ONLY_HPA = {"projections-worker"}
 PUBLISHED = {"rules-fallen", "rules-worlds", "rules-land", "rules-land-epic", "matchmaking"}
 NEEDS_DICE = {"deck", "rules-fallen", "rules-worlds", "rules-land", "rules-land-epic"}
+NEEDS_DECK = NEEDS_DICE - {"deck"}  # the rules pools deal through the deck service (gRPC)
 GRPC_PORT = 50051
 METRICS_PORT = 9100
 SECRET_NAME = "fallen-secrets"
@@ -1031,6 +1032,8 @@ def test_flags_and_environment_match_the_cli(
         assert "FALLEN_JWT_SECRET" in env, (where, name)
         if name in NEEDS_DICE:
             assert env.get("FALLEN_DICE_ADDR") or "--dice" in argv, (where, name)
+        if name in NEEDS_DECK:
+            assert env.get("FALLEN_DECK_ADDR") or "--deck" in argv, (where, name)
         stream = str(env.get("FALLEN_STREAM", "memory"))
         assert stream in ("memory", "redis") or stream.startswith("kafka://"), (where, name)
         if name == "relay" and runs:
