@@ -14,6 +14,7 @@ import pytest
 from fallen.deck.v1 import deck_pb2, deck_pb2_grpc
 from fallen.dice.v1 import dice_pb2, dice_pb2_grpc
 
+from services.deck.audit import verify_deck
 from services.kernel.auth import issue_token
 from services.kernel.envelope import NewEvent
 from services.kernel.healthcheck import check
@@ -46,7 +47,8 @@ def wait_serving(address: str, proc: subprocess.Popen[bytes], log: Path) -> None
 
 @pytest.fixture(scope="module")
 def split(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
-    """Yield addresses of dice, deck and rules processes sharing one SQLite store."""
+    """Yield addresses of dice, deck and rules processes sharing one SQLite store (the rules
+    process rolls through the dice process and deals through the deck process)."""
     tmp = tmp_path_factory.mktemp("split")
     env = {**os.environ, "FALLEN_JWT_SECRET": SECRET, "FALLEN_STORE": f"sqlite:///{tmp}/s.db"}
     env.pop("FALLEN_DEV", None)
@@ -57,9 +59,10 @@ def split(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
         procs.append(dice)
         wait_serving(addrs["dice"], dice, tmp / "dice.log")
         for name in ("deck", "rules"):
-            proc = start(
-                [name, "--address", addrs[name], "--dice", addrs["dice"]], tmp / f"{name}.log", env
-            )
+            args = [name, "--address", addrs[name], "--dice", addrs["dice"]]
+            if name == "rules":  # the rules process deals through the deck process
+                args += ["--deck", addrs["deck"]]
+            proc = start(args, tmp / f"{name}.log", env)
             procs.append(proc)
             wait_serving(addrs[name], proc, tmp / f"{name}.log")
         yield {**addrs, "store": env["FALLEN_STORE"]}
@@ -209,3 +212,11 @@ async def test_a_fallen_game_plays_through_the_split_rules_and_dice_processes(sp
         assert reveal.commitment == created.dice_commitment
         verify = await dice.Verify(dice_pb2.VerifyRequest(game_id="split1"), metadata=svc_md())
         assert verify.ok and verify.checked > 10
+        # and the deck process dealt the game: its deck stream verifies against the seed
+        store = open_store(split["store"])
+        deck_events = await store.read("deck-split1")
+        dice_events = await store.read("dice-split1")
+        await store.close()
+        dealt = verify_deck("split1", deck_events, dice_events)
+        assert dealt.ok and dealt.checked >= 9, dealt.mismatch
+        assert sum(e.type == "CardsDrawn" for e in deck_events) > 5
