@@ -198,9 +198,7 @@ async def deck_game(split: Split) -> AsyncIterator[deck_pb2_grpc.DeckServiceStub
     async with grpc.aio.insecure_channel(split.address("deck")) as channel:
         stub = deck_pb2_grpc.DeckServiceStub(channel)
         await stub.Deal(
-            pb.DealRequest(
-                game_id="gbad", kind=pb.DEAL_KIND_FORM, deck="d", cards=["x", "y", "z"]
-            ),
+            pb.DealRequest(game_id="gbad", kind=pb.DEAL_KIND_FORM, deck="d", cards=["x", "y", "z"]),
             metadata=svc(),
         )
         yield stub

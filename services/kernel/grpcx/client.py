@@ -105,7 +105,9 @@ async def call(rpc: Callable[[float], Awaitable[T]], retry: Retry, idempotent: b
     idempotent (tenacity); a status the callee refused with becomes its domain error."""
     retrying = AsyncRetrying(
         stop=stop_after_attempt(retry.attempts if idempotent else 1),
-        wait=wait_exponential_jitter(multiplier=retry.first_s, max=retry.max_s, jitter=retry.first_s),
+        wait=wait_exponential_jitter(
+            multiplier=retry.first_s, max=retry.max_s, jitter=retry.first_s
+        ),
         retry=retry_if_exception(_transient),
         reraise=True,
     )

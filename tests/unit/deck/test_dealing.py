@@ -114,7 +114,11 @@ async def test_given_a_move_cut_short_when_repeated_then_the_original_top_cards_
     [
         (DealRequest("deck_peek", "d"), InvalidArgument, "kind"),
         (DealRequest("deck_draw", "bad name!", count=1), InvalidArgument, "deck"),
-        (DealRequest("deck_put", "d", cards=("x",), position="middle"), InvalidArgument, "position"),
+        (
+            DealRequest("deck_put", "d", cards=("x",), position="middle"),
+            InvalidArgument,
+            "position",
+        ),
         (DealRequest("deck_search", "d", count=1, match=("c01",)), InvalidArgument, "visible_to"),
         (DealRequest("deck_search", "d", count=0, visible_to=("a",)), InvalidArgument, "count"),
         (DealRequest("deck_draw", "nope", count=1, visible_to=("a",)), NotFound, "nope"),
