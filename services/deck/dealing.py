@@ -137,6 +137,8 @@ class LocalDealing:
         """Perform one deck request (docs/deck.md, "the deck contract")."""
         check_request(game_id, req, key)
         base = await base_state(self.engine, game_id, key)
+        for name in (req.deck, req.to) if req.kind == MOVE else (req.deck,):
+            _deck_or_none(base, name)  # refused before any command
         if req.kind == FORM:
             return await self._stage(game_id, base, req, req.shuffled, zones.BOTTOM, key)
         if req.kind == PUT:
@@ -258,6 +260,13 @@ class LocalDealing:
             done = await self.engine.put_card(game_id, card, req.deck, req.to, req.position, pk)
             version = done.version
         return Dealt(count=len(deck.cards) - len(top), version=version)
+
+
+def _deck_or_none(state: Zones, name: str) -> None:
+    """Raise RuleViolation if a zone of that name exists and is not a deck."""
+    zone = state.zones.get(name)
+    if zone is not None and zone.kind != zones.DECK:
+        raise RuleViolation(f"zone {name!r} is a {zone.kind}, not a deck")
 
 
 def _top(deck: zones.Zone, count: int, verb: str) -> tuple[str, ...]:

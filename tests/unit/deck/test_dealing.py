@@ -38,7 +38,8 @@ class Table:
 
 @pytest.fixture
 async def table(tmp_path: Path) -> AsyncIterator[Table]:
-    """A game with seats a and b, its dice seed, and a 12-card deck "d" in order."""
+    """A game with seats a and b, its dice seed, a's (empty) hand and a 12-card deck "d"
+    in order."""
     store = SqliteEventStore(tmp_path / "deal.db")
     seats = {"a": "pa", "b": "pb"}
     await store.append(game_stream(GAME), 0, [NewEvent(GAME_CREATED, {"seats": seats})])
@@ -47,6 +48,7 @@ async def table(tmp_path: Path) -> AsyncIterator[Table]:
     engine = DeckEngine(store, dice)
     dealing = LocalDealing(engine)
     await dealing.deal(GAME, DealRequest("deck_form", "d", CARDS, shuffled=False), key(1))
+    await engine.create_zone(GAME, "hand-a", "hand", "a")
     yield Table(store, engine, dealing)
     await store.close()
 
@@ -126,6 +128,13 @@ async def test_given_a_move_cut_short_when_repeated_then_the_original_top_cards_
         (DealRequest("deck_draw", "d", count=13), RuleViolation, "holds 12"),
         (DealRequest("deck_move", "d", count=13, to="o"), RuleViolation, "holds 12"),
         (DealRequest("deck_draw", "d", count=1, visible_to=("zz",)), InvalidArgument, "owner"),
+        (DealRequest("deck_form", "hand-a", cards=("q",)), RuleViolation, "not a deck"),
+        (
+            DealRequest("deck_search", "hand-a", count=1, match=("q",), visible_to=("b",)),
+            RuleViolation,
+            "not a deck",
+        ),
+        (DealRequest("deck_move", "d", count=1, to="hand-a"), RuleViolation, "not a deck"),
     ],
     ids=lambda v: v.kind if isinstance(v, DealRequest) else None,
 )
