@@ -27,7 +27,7 @@ from services.rules.fallen import (  # noqa: F401
 )
 from services.rules.fallen import setup as setup_mod
 from services.rules.fallen.cards import FIRST, LATEST, VERSIONS, catalog, using
-from services.rules.fallen.flow import REGISTRY, Ctx
+from services.rules.fallen.flow import RECORD_FORMAT, REGISTRY, Ctx
 from services.rules.fallen.state import SEATS, State, dumps
 from services.rules.fallen.view import build_view
 from services.rules.kernel.api import Command, Event, Setup
@@ -94,6 +94,23 @@ def card_data_of(options: Mapping[str, Any]) -> int:
     return version
 
 
+RECORD_FORMATS = (1, 2)
+NEWEST_RECORD = 2
+
+
+def record_format_of(options: Mapping[str, Any]) -> int:
+    """Return the record format a game's options name (absent: 1, the format before it)."""
+    value = options.get(RECORD_FORMAT, 1)
+    if isinstance(value, float) and value.is_integer():  # protobuf Struct numbers
+        value = int(value)
+    if not isinstance(value, int) or isinstance(value, bool) or value not in RECORD_FORMATS:
+        raise InvalidArgument(
+            f"options.{RECORD_FORMAT}",
+            f"unknown Fallen record format {str(value)[:20]!r}; known: {list(RECORD_FORMATS)}",
+        )
+    return value
+
+
 def version_of(state: State) -> int:
     """Return the card-data version a game was created with (recorded in its vars)."""
     return int(state.vars.get(CARD_DATA, FIRST))
@@ -115,6 +132,7 @@ class FallenRules(KernelRules):
         """Return a new game's options with the card-data version pinned (newest by default)."""
         pinned = dict(options)
         pinned[CARD_DATA] = card_data_of({CARD_DATA: LATEST, **options})
+        pinned[RECORD_FORMAT] = record_format_of({RECORD_FORMAT: NEWEST_RECORD, **options})
         return pinned
 
     def step(self, state: State, command: Command) -> tuple[list[Event], State]:
@@ -145,6 +163,7 @@ class FallenRules(KernelRules):
         if set(setup.seats) != set(SEATS):
             raise RuleViolation(f"fallen needs exactly the seats {', '.join(SEATS)}")
         version = card_data_of(setup.options)
+        record = record_format_of(setup.options)
         with using(version):
             catalog()
             ctx = REGISTRY.ctx(State())
@@ -154,6 +173,8 @@ class FallenRules(KernelRules):
             )
             if version != FIRST:  # games of the original data record nothing (old logs)
                 ctx.setv(CARD_DATA, version)
+            if record != 1:
+                ctx.setv(RECORD_FORMAT, record)
             place(ctx)
             ctx.run()
             return ctx.finish()

@@ -13,7 +13,20 @@ def _compact(state: State) -> bool:
     return state.vars.get("decks") == "service"
 
 
-REGISTRY = Registry("fallen", ZONES, compact=_compact)
+RECORD_FORMAT = "record_format"
+
+
+def record_format(state: State) -> int:
+    """Return how a game records its facts: 1 as before, 2 with counter changes riding on
+    their facts, answers as facts and the components set out in one event."""
+    return int(state.vars.get(RECORD_FORMAT, 1))
+
+
+def _facts(state: State) -> bool:
+    return record_format(state) >= 2
+
+
+REGISTRY = Registry("fallen", ZONES, compact=_compact, facts=_facts)
 task = REGISTRY.task
 answer = REGISTRY.answer
 options = REGISTRY.options

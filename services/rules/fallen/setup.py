@@ -7,7 +7,7 @@ from functools import cache
 from services.rules.fallen import decks
 from services.rules.fallen import derived as dv
 from services.rules.fallen.cards import card, catalog, catalog_of, data_version
-from services.rules.fallen.flow import Args, Ctx, answer, task
+from services.rules.fallen.flow import Args, Ctx, answer, record_format, task
 from services.rules.fallen.skills import learn
 from services.rules.fallen.state import DL, HERO, zone_public
 from services.rules.kernel.api import NOBODY
@@ -55,13 +55,18 @@ def place_initial(ctx: Ctx) -> None:
     shuffled by the deck service (the engine keeps its count)."""
     ctx.setv(decks.MODE_VAR, decks.SERVICE)
     forms: list[tuple[str, Args]] = []
+    placed: dict[str, list[str]] = {}
     for zone, cards in initial_zones().items():
         if zone_public(zone):
-            ctx.emit("zone_set", {"zone": zone, "cards": cards})
+            placed[zone] = cards
         else:  # the box's cards are public; the deck service shuffles them face down
-            box = box_of(zone)
-            ctx.emit("zone_set", {"zone": box, "cards": cards})
-            forms.append(decks.form(zone, cards, box))
+            placed[box_of(zone)] = cards
+            forms.append(decks.form(zone, cards, box_of(zone)))
+    if record_format(ctx.state) >= 2:  # one fact: the components set out
+        ctx.emit("zones_set", {"zones": placed})
+    else:
+        for zone, cards in placed.items():
+            ctx.emit("zone_set", {"zone": zone, "cards": cards})
     ctx.push(*forms, ("setup", {}))
 
 

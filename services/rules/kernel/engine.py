@@ -118,6 +118,12 @@ class KernelRules:
             if answer_key(command.kind, command.args) not in keys:
                 raise RuleViolation(self.refusal(state, command, dict(pending)))
             data = dict(pending["data"])
+            ctx.answered = {
+                "seat": command.seat,
+                "decision": pending["kind"],
+                "kind": command.kind,
+                "args": dict(command.args),
+            }
             self.registry.answers[data["resume"]](ctx, data, command.kind, dict(command.args))
         ctx.run()
         return ctx.finish(), ctx.state

@@ -13,7 +13,17 @@ from typing import Any
 
 from services.kernel.errors import RuleViolation
 from services.rules.kernel.api import CHANCE, PUBLIC, ChanceRequest, Event
-from services.rules.kernel.state import FLOW, Args, State, evolve, put, same, with_
+from services.rules.kernel.state import (
+    COUNTERS,
+    FLOW,
+    Args,
+    State,
+    add_counter,
+    evolve,
+    put,
+    same,
+    with_,
+)
 from services.rules.kernel.zones import ZoneRules
 
 TaskFn = Callable[["Ctx", Args], None]
@@ -31,12 +41,17 @@ class Registry:
         zones: ZoneRules,
         evolve_fn: Evolve = evolve,
         compact: Callable[[Any], bool] | None = None,
+        facts: Callable[[Any], bool] | None = None,
     ) -> None:
         self.game = game
         # compact(state): for games it holds, the setv of one decide share one `vars_set`
         # event and the task queue and pending decision ride in the decide's last public
         # fact (`_flow`) instead of a `flow` event (older games keep their vocabulary)
         self.compact = compact
+        # facts(state), for compact games it holds: a counter change rides on the public fact
+        # just before it (`_counters`) and a decide with no public fact records the answer
+        # itself (`answered`) instead of a `flow` event (docs: services/rules/kernel/README.md)
+        self.facts = facts
         self.zones = zones
         self.evolve = evolve_fn
         self.tasks: dict[str, TaskFn] = {}
@@ -132,6 +147,9 @@ class Ctx:
         self._evolve = registry.evolve
         self._vars: Args = {}  # the vars a compact engine's decide changed, in order
         self.compact = registry.compact is not None and registry.compact(state)
+        self.facts = self.compact and registry.facts is not None and registry.facts(state)
+        self.answered: Args | None = None  # the seat's answer this decide handles (facts)
+        self._held: list[list[Any]] = []  # counter changes (folded) awaiting a public fact
 
     # --- events ---------------------------------------------------------
     def emit(
@@ -145,6 +163,9 @@ class Ctx:
         event.__dict__.update(type=type_, data=dict(data), visibility=vis, schema_version=1)
         self.state = self._evolve(self.state, event)
         self.events.append(event)
+        if self._held and vis == PUBLIC:  # counter changes waiting for a fact (already folded)
+            _own(event)[COUNTERS] = [*self._held, *event.data.get(COUNTERS, ())]
+            self._held = []
 
     def move(self, card: str, src: str, dst: str, bottom: bool = False) -> None:
         """Move a card between zones, with a public count-only note when it is hidden."""
@@ -154,9 +175,20 @@ class Ctx:
             self.emit("hidden_card_moved", {"from": src, "to": dst, "count": 1})
 
     def add(self, key: str, delta: int, reason: str = "") -> None:
-        """Change a counter by delta (no event for zero)."""
-        if delta:
+        """Change a counter by delta (no event for zero). In a facts engine the change rides
+        on a public fact of this decide (`_counters`): the one just emitted, else the next."""
+        if not delta:
+            return
+        if not self.facts or key.startswith("deck."):  # deck counts are set by deck facts
             self.emit("counter_changed", {"key": key, "delta": delta, "reason": reason})
+            return
+        self.state = with_(self.state, counters=add_counter(self.state.counters, key, delta))
+        change = [key, delta, reason]
+        last = self.events[-1] if self.events else None
+        if last is not None and last.visibility == PUBLIC and not self._held:
+            _own(last).setdefault(COUNTERS, []).append(change)
+        else:
+            self._held.append(change)
 
     def set_to(self, key: str, value: int, reason: str = "") -> None:
         """Set a counter to a value."""
@@ -249,6 +281,7 @@ class Ctx:
         A compact engine puts it, with the vars this decide changed, into the decide's last
         public fact (`_flow`: tasks, pending, vars); no fold reads vars, so applying them
         there gives the same state. Only a decide without a public fact emits `flow`."""
+        self._place_held()
         over = self.state.phase == "over"
         flow: Args = {} if over else {"tasks": list(self.tasks), "pending": self.pending}
         if not self.compact:
@@ -266,10 +299,40 @@ class Ctx:
                     self.state = with_(self.state, tasks=tuple(flow["tasks"]), pending=self.pending)
                 return self.events
         vars_ = flow.pop("vars", None)
+        if self.facts and self.answered is not None:  # the answer is the fact: "hero passed"
+            self.emit("answered", {**self.answered, FLOW: flow})
+            if vars_:
+                _own(self.events[-1])[FLOW] = dict(flow, vars=vars_)
+            return self.events
         self.emit("flow", flow)
         if vars_:  # the vars are in the state already: only the record carries them
             self.events[-1].__dict__["data"] = dict(flow, vars=vars_)
         return self.events
+
+    def _place_held(self) -> None:
+        """Put counter changes no later fact took on the last public fact, or record them
+        as `counter_changed` events (already folded: counters add, so the order is free)."""
+        if not self._held:
+            return
+        held, self._held = self._held, []
+        for event in reversed(self.events):
+            if event.visibility == PUBLIC:
+                _own(event)[COUNTERS] = [*event.data.get(COUNTERS, ()), *held]
+                return
+        for key, delta, reason in held:
+            event = object.__new__(Event)
+            data = {"key": key, "delta": delta, "reason": reason}
+            event.__dict__.update(type="counter_changed", data=data, visibility=PUBLIC)
+            event.__dict__["schema_version"] = 1
+            self.events.append(event)
+            self.state = with_(self.state, events=self.state.events + 1)
+
+
+def _own(event: Event) -> Args:
+    """Return the payload dict of an event this decide emitted (emit made its own copy)."""
+    data = event.data
+    assert isinstance(data, dict)
+    return data
 
 
 def deck_fields(request: ChanceRequest) -> Args:

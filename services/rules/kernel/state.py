@@ -154,9 +154,24 @@ def _deck_changed(state: State, d: Mapping[str, Any]) -> State:
     )
 
 
+def add_counter(counters: Mapping[str, int], key: str, delta: int) -> Mapping[str, int]:
+    """Return counters with delta added to one of them (0 removes it)."""
+    return put(counters, key, (counters.get(key, 0) + int(delta)) or None)
+
+
 def _counter(state: State, d: Mapping[str, Any]) -> State:
-    value = state.count(d["key"]) + int(d["delta"])
-    return with_(state, counters=put(state.counters, d["key"], value or None))
+    return with_(state, counters=add_counter(state.counters, d["key"], d["delta"]))
+
+
+def _zones_set(state: State, d: Mapping[str, Any]) -> State:
+    """Several zones set out at once (a game's components at setup)."""
+    zones = dict(state.zones)
+    for zone, cards in d["zones"].items():
+        if cards:
+            zones[zone] = tuple(cards)
+        else:
+            zones.pop(zone, None)
+    return with_(state, zones=MappingProxyType(zones))
 
 
 def _var(state: State, d: Mapping[str, Any]) -> State:
@@ -232,6 +247,7 @@ def _phase(state: State, d: Mapping[str, Any]) -> State:
 APPLY = {
     "card_moved": lambda s, d: _move(s, d["card"], d["from"], d["to"], bool(d.get("bottom"))),
     "zone_set": _zone_set,
+    "zones_set": _zones_set,
     "zone_shuffled": _shuffled,
     "deck_dealt": _dealt,
     "deck_changed": _deck_changed,
@@ -248,6 +264,7 @@ APPLY = {
 
 
 FLOW = "_flow"  # the continuation a compact engine carries in a batch's last public fact
+COUNTERS = "_counters"  # [[key, delta, reason], ...] a facts engine's fact carries
 
 
 def evolve(state: State, event: Event) -> State:
@@ -255,6 +272,12 @@ def evolve(state: State, event: Event) -> State:
     data = event.data
     fn = APPLY.get(event.type)
     new = fn(state, data) if fn is not None else with_(state)
+    changes = data.get(COUNTERS)
+    if changes:
+        counters = new.counters
+        for key, delta, _reason in changes:
+            counters = add_counter(counters, key, delta)
+        new.__dict__["counters"] = counters
     flow = data.get(FLOW)
     if flow is not None:
         if "tasks" in flow:

@@ -18,6 +18,7 @@ from services.rules.common.api import Command, Setup
 from services.rules.fallen import RULES
 from services.rules.fallen.bot import heuristic
 from services.rules.fallen.cards import FIRST, LATEST, VERSIONS, catalog_of, data_version, using
+from services.rules.fallen.engine import NEWEST_RECORD
 from services.rules.fallen.state import State
 from services.rules.playout import play
 from services.rules.runner import GameRunner
@@ -30,6 +31,9 @@ def _critical_deck(options: dict[str, object]) -> list[str]:
     # the Critical cards as the setup puts them in their public box (the deck service then
     # forms the face-down deck from it)
     events = RULES.initial_events("v", Setup(SEATS, options))
+    for e in events:
+        if e.type == "zones_set" and "box.critical" in e.data["zones"]:  # record format 2
+            return list(e.data["zones"]["box.critical"])
     return next(e.data["cards"] for e in events if e.data.get("zone") == "box.critical")
 
 
@@ -107,7 +111,7 @@ async def test_given_a_new_game_via_the_runner_then_its_log_records_and_replays_
     records = await store_records(store, "cv1")
     created = next(r for r in records if r["type"] == "GameCreated")
     # then GameCreated records the newest card-data version
-    assert created["data"]["options"] == {"card_data": LATEST}
+    assert created["data"]["options"] == {"card_data": LATEST, "record_format": NEWEST_RECORD}
     # and the log verifies: replay rebuilt the setup with that version
     report = verify_game("cv1", records, lambda game: RULES)
     assert report.verified, report.mismatch

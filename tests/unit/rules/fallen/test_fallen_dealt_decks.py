@@ -54,6 +54,29 @@ def test_given_random_playouts_then_no_event_is_for_nobody() -> None:
         assert sum("_flow" in e.data for e in p.events) > p.commands / 2, i
 
 
+def test_given_new_games_then_their_log_is_facts_at_half_the_events_of_the_first_kernel() -> None:
+    # "Engine bookkeeping (the task queue, the continuation) is not an event a player has to
+    # read" / "Target: at most half today's events per Fallen game" (2,156 before the kernel)
+    options = RULES.new_game_options({})
+    total = 0
+    for i in range(3):
+        # when new games (record format 2) are played out
+        p = play(RULES, Setup(SEATS, options), f"facts-{i}", f"facts{i}")
+        played = Counter(e.type for e in p.events[p.batches[0] :])
+        # then after the creation no event is bookkeeping: an answer with no other
+        # consequence is the fact `answered`, and counter changes ride on their facts ...
+        assert not {"flow", "var_set", "vars_set", "zone_set"} & set(played)
+        assert played["answered"] > 0 and sum("_counters" in e.data for e in p.events) > 0
+        # ... unless the change is the decision's only fact ("the Hero spends 3 Fortune")
+        start = p.batches[0]
+        for n in p.batches[1:]:
+            kinds = {e.type for e in p.events[start : start + n] if e.visibility == "public"}
+            assert "counter_changed" not in kinds or kinds == {"counter_changed"}
+            start += n
+        total += len(p.events)
+    assert total / 3 <= 2156 / 2
+
+
 async def test_given_a_fallen_game_run_by_the_runner_then_the_deck_stream_deals_and_verifies(
     tmp_path,
 ):
