@@ -5,7 +5,9 @@ stream of the game (game, dice, deck, dispute), the last applied version and has
 whose version is not above the last applied one is skipped (at-least-once delivery never
 applies twice); one that skips a version raises Gap so the runner can fetch what is
 missing. Views are the engine's own redaction, rules.view(state, seat), for every seat and
-for the spectator (seat "").
+for the spectator (seat ""); a projection remembers the game-stream version its views were
+last written at (viewed), so views that lag the state are written by whatever batch comes
+next, whether or not it holds a new game event.
 """
 
 from __future__ import annotations
@@ -60,6 +62,7 @@ class GameProjection:
     error: str = ""
     state: Any = None
     state_loaded: bool = True
+    viewed: int = 0
 
     @property
     def game_stream(self) -> str:
@@ -87,6 +90,7 @@ class GameProjection:
             "ended": self.ended,
             "events": self.events,
             "error": self.error,
+            "viewed": self.viewed,
         }
 
     @staticmethod
@@ -102,6 +106,7 @@ class GameProjection:
             ended=bool(rec.get("ended", False)),
             events=int(rec.get("events", 0)),
             error=rec.get("error", ""),
+            viewed=int(rec.get("viewed", 0)),
         )
         return replace(proj, state_loaded=proj.version == 0)
 
@@ -180,10 +185,25 @@ def load_state(
     return replace(proj, state=fresh.state, state_loaded=True, error=proj.error or fresh.error)
 
 
+def views_due(proj: GameProjection) -> bool:
+    """Return whether the game's state moved past the views last written for it."""
+    return proj.version > proj.viewed
+
+
+def viewless(proj: GameProjection, rules_of: RulesOf) -> bool:
+    """Return whether a loaded projection can have no views (no game or engine, broken)."""
+    return not proj.game or bool(proj.error) or proj.state is None or rules_of(proj.game) is None
+
+
+def mark_viewed(proj: GameProjection) -> GameProjection:
+    """Return proj noting that its views are written for its current version."""
+    return replace(proj, viewed=proj.version)
+
+
 def views(proj: GameProjection, rules_of: RulesOf) -> dict[str, dict[str, Any]]:
     """Return every seat's view and the spectator's ('' key); {} when there is none (no
     game or engine yet, a broken game, or a state the engine cannot describe)."""
-    if not proj.game or proj.error or not proj.state_loaded or proj.state is None:
+    if not proj.state_loaded or viewless(proj, rules_of):
         return {}
     rules = rules_of(proj.game)
     if rules is None:

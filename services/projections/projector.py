@@ -20,7 +20,7 @@ from typing import Any
 from prometheus_client import Counter, Gauge, Histogram
 
 from services.kernel.canonical import canonical_json
-from services.kernel.envelope import Envelope, stream_family, stream_game
+from services.kernel.envelope import Envelope, stream_game
 from services.kernel.store.base import EventStore
 from services.projections import core
 from services.projections.core import GameProjection, Gap, NeedsState
@@ -113,19 +113,15 @@ class Projector:
         """Return proj with its engine state refolded from the event store."""
         return core.load_state(proj, await self.store.read(proj.game_stream, 1), self.rules_of)
 
-    async def _fill(
-        self, proj: GameProjection, gap: Gap, batch: Batch, changed: set[str]
-    ) -> GameProjection:
+    async def _fill(self, proj: GameProjection, gap: Gap, batch: Batch) -> GameProjection:
         """Return proj with the events a feed skipped applied, read from the event store."""
         for env in await self.store.read(gap.stream, gap.have + 1):
             if env.version >= gap.got:
                 break
-            proj = await self._apply(proj, env, batch, changed)
+            proj = await self._apply(proj, env, batch)
         return proj
 
-    async def _apply(
-        self, proj: GameProjection, env: Envelope, batch: Batch, changed: set[str]
-    ) -> GameProjection:
+    async def _apply(self, proj: GameProjection, env: Envelope, batch: Batch) -> GameProjection:
         """Return proj after env, recovering state or skipped events as needed."""
         for _ in range(MAX_RECOVERIES):
             try:
@@ -134,15 +130,26 @@ class Projector:
                 proj = await self._load_state(proj)
                 continue
             except Gap as gap:
-                proj = await self._fill(proj, gap, batch, changed)
+                proj = await self._fill(proj, gap, batch)
                 continue
             if new is not proj:
                 batch.audit.append((proj.game_id, audit_record(env)))
-                if stream_family(env.stream) == "game":
-                    changed.add(proj.game_id)
                 self.applied += 1
             return new
         raise RuntimeError(f"could not apply {env.stream} version {env.version}")
+
+    async def _write_views(self, proj: GameProjection, batch: Batch) -> GameProjection:
+        """Return proj after adding its views to batch if they lag its state (state loaded)."""
+        if not core.views_due(proj):
+            return proj
+        if not proj.state_loaded:
+            proj = await self._load_state(proj)
+        seat_views = core.views(proj, self.rules_of)
+        if seat_views:
+            batch.views[proj.game_id] = {s: canonical_json(v) for s, v in seat_views.items()}
+        elif not core.viewless(proj, self.rules_of):
+            return proj  # mid-append, the engine need not describe the state: stay due
+        return core.mark_viewed(proj)
 
     async def process(
         self, envs: Sequence[Envelope], checkpoint: tuple[str, str] | None = None
@@ -150,19 +157,15 @@ class Projector:
         """Apply events and commit views, audit records and checkpoint; return events applied."""
         batch = Batch(checkpoint=checkpoint)
         touched: dict[str, GameProjection] = {}
-        changed: set[str] = set()
         before = self.applied
         for env in envs:
             game_id = stream_game(env.stream)
             proj = touched.get(game_id) or await self._get(game_id)
-            touched[game_id] = await self._apply(proj, env, batch, changed)
-        for game_id, proj in touched.items():
+            touched[game_id] = await self._apply(proj, env, batch)
+        for game_id in touched:
+            proj = touched[game_id] = await self._write_views(touched[game_id], batch)
             if proj.events or proj.heads:
                 batch.games[game_id] = proj.to_record()
-            if game_id in changed:
-                seat_views = core.views(proj, self.rules_of)
-                if seat_views:
-                    batch.views[game_id] = {s: canonical_json(v) for s, v in seat_views.items()}
         try:
             await self.views.commit(batch)
         except BaseException:
