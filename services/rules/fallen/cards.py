@@ -10,8 +10,6 @@ so ``card``/``catalog`` answer from the game's own data.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cache
@@ -96,14 +94,19 @@ def since(version: int) -> bool:
     return _ACTIVE.get() >= version
 
 
-@contextmanager
-def using(version: int) -> Iterator[None]:
+class using:
     """Make ``version`` the active card data for the duration of the block."""
-    token = _ACTIVE.set(version)
-    try:
-        yield
-    finally:
-        _ACTIVE.reset(token)
+
+    __slots__ = ("_token", "_version")
+
+    def __init__(self, version: int) -> None:
+        self._version = version
+
+    def __enter__(self) -> None:
+        self._token = _ACTIVE.set(self._version)
+
+    def __exit__(self, *exc: object) -> None:
+        _ACTIVE.reset(self._token)
 
 
 def catalog() -> Catalog:

@@ -46,7 +46,7 @@ def face_symbol(colour: str, face: str) -> str | None:
 # --- seats and characters ----------------------------------------------------
 def character(state: State, seat: str) -> dict[str, Any]:
     """Return the seat's character card."""
-    return card(state.var(f"char.{seat}"))
+    return card(state.peek(f"char.{seat}"))
 
 
 def is_light(state: State) -> bool:
@@ -56,7 +56,7 @@ def is_light(state: State) -> bool:
 
 def in_challenge(state: State) -> bool:
     """Return True while a challenge is being resolved."""
-    return state.var("ch.attribute") is not None
+    return state.peek("ch.attribute") is not None
 
 
 # --- modifiers -----------------------------------------------------------------
@@ -90,7 +90,7 @@ def sources(state: State) -> tuple[tuple[str, dict[str, Any]], ...]:
 
 def _sources(state: State) -> Iterator[tuple[str, dict[str, Any]]]:
     yield from _card_sources(state)
-    slot = state.var("ch.slot")
+    slot = state.peek("ch.slot")
     if slot is not None:
         for cid in state.zone(f"augment.{slot}"):
             yield DL, card(cid)
@@ -99,7 +99,7 @@ def _sources(state: State) -> Iterator[tuple[str, dict[str, Any]]]:
         ab = active_ability(state)
         if ab is not None:
             yield DL, ab
-    temp = state.var("ch.mods", [])
+    temp = state.peek("ch.mods", ())
     if temp:
         yield HERO, {"mods": [m for m in temp if m.get("seat") == HERO]}
         yield DL, {"mods": [m for m in temp if m.get("seat") == DL]}
@@ -213,11 +213,11 @@ def creature_armor(state: State, slot: int) -> int:
 
 def active_ability(state: State) -> dict[str, Any] | None:
     """Return the active Creature's ability if it applies this challenge."""
-    if not state.var("ch.ability", False):
+    if not state.peek("ch.ability", False):
         return None
-    slot = state.var("ch.slot")
+    slot = state.peek("ch.slot")
     cid = creature_in(state, slot) if slot is not None else None
-    if cid is None or cid != state.var("ch.creature"):
+    if cid is None or cid != state.peek("ch.creature"):
         return None
     return card(cid).get("ability")
 
@@ -239,15 +239,16 @@ def adjacent(slot: int) -> list[int]:
 
 # --- dice in a challenge ---------------------------------------------------------
 def dice_of(state: State, seat: str) -> list[list[Any]]:
-    """Return a seat's dice this challenge as [colour, face, cancelled, resolved]."""
-    return list(state.var(f"ch.dice.{seat}", []))
+    """Return a seat's dice this challenge as [colour, face, cancelled, resolved]: a new
+    list whose dice are shared with the state (replace a die, never edit one in place)."""
+    return list(state.peek(f"ch.dice.{seat}", ()))
 
 
 def swords(state: State, seat: str) -> int:
     """Return a seat's sword total this challenge."""
     total = sum(face_swords(d[1]) for d in dice_of(state, seat) if not d[2])
-    total += int(state.var(f"ch.swords.{seat}", 0))
-    total += mod_total(state, seat, "swords", state.var("ch.attribute"))
+    total += int(state.peek(f"ch.swords.{seat}", 0))
+    total += mod_total(state, seat, "swords", state.peek("ch.attribute"))
     return max(0, total)
 
 

@@ -65,6 +65,11 @@ class State:
         raw = self.vars.get(key)
         return default if raw is None else thaw(raw)
 
+    def peek(self, key: str, default: Any = None) -> Any:
+        """Return a var's JSON value itself, shared with the state: read it, never edit it."""
+        raw = self.vars.get(key)
+        return default if raw is None else raw
+
     def where(self, card: str) -> str | None:
         """Return the zone holding a card, or None."""
         for name, cards in self.zones.items():
