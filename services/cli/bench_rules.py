@@ -27,15 +27,17 @@ def _in_process(
     pin = getattr(rules, "new_game_options", None)  # what a new game records (card data)
     opts = pin(options or {}) if pin is not None else dict(options or {})
     commands = events = 0
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     for i in range(games):
         p = play(rules, Setup(seats, opts), f"bench-{i}", f"bench{i}")
         commands += p.commands + p.chance_answers
         events += len(p.events)
-    took = time.perf_counter() - start
+    took, cpu_took = time.perf_counter() - start, time.process_time() - cpu
     return {
         "games": games,
         "games_per_s": round(games / took, 2),
+        "games_per_cpu_s": round(games / cpu_took, 2),  # one core's rate on a shared machine
+        "events_per_game": round(events / games, 1),
         "commands_per_s": round(commands / took),
         "events_per_s": round(events / took),
         "commands_per_game": round(commands / games, 1),
@@ -117,7 +119,7 @@ def bench_rules(
         "bench": "rules",
         "game": game,
         "in_process": _in_process(game, games),
-        "grpc": asyncio.run(_through_grpc(game, grpc_games)),
+        "grpc": asyncio.run(_through_grpc(game, grpc_games)) if grpc_games > 0 else None,
     }
     if game == "land" and solo_games > 0:
         result["solo1_in_process"] = _in_process(game, solo_games, 1, {"variant": "solo1"})
