@@ -29,7 +29,19 @@ class Draws:
     """Unbiased integers drawn from one nonce's byte stream by rejection sampling."""
 
     def __init__(self, server_seed: bytes, game_id: str, client_seed: str, nonce: int) -> None:
-        self._bytes = byte_stream(server_seed, game_id, client_seed, nonce)
+        self._key = server_seed
+        self._prefix = f"{game_id}:{client_seed}:{nonce}:"
+        self._block = 0  # the r of the next HMAC block
+        self._buf = b""  # bytes of the stream not consumed yet
+
+    def _take(self, n: int) -> bytes:
+        """Return the next n bytes of the stream (byte_stream's bytes, in order)."""
+        while len(self._buf) < n:
+            msg = f"{self._prefix}{self._block}".encode()
+            self._buf += hmac.digest(self._key, msg, "sha256")
+            self._block += 1
+        out, self._buf = self._buf[:n], self._buf[n:]
+        return out
 
     def uniform(self, k: int) -> int:
         """Return an integer in [0, k) without modulo bias."""
@@ -37,7 +49,7 @@ class Draws:
             raise ValueError("k must be >= 1")
         limit = (2**32 // k) * k
         while True:
-            x = int.from_bytes(bytes(next(self._bytes) for _ in range(4)), "big")
+            x = int.from_bytes(self._take(4), "big")
             if x < limit:
                 return x % k
 

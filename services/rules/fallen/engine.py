@@ -142,6 +142,9 @@ class FallenRules(KernelRules):
 
     def answers(self, state: State) -> tuple[list[tuple[str, Args]], set[tuple[str, Any]]]:
         """List legal answers with the game's own card-data version."""
+        memo = self._memo
+        if memo is not None and memo[0] is state:
+            return memo[1], memo[2]
         with using(version_of(state)):
             return super().answers(state)
 

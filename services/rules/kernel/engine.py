@@ -20,8 +20,32 @@ from services.rules.kernel.state import State, dumps, to_json
 Schema = Mapping[str, type]
 
 
+_WELL_FORMED: dict[tuple[Any, ...], bool] = {}  # command shapes already checked
+_MAX_SHAPES = 4096
+
+
+def _shape(cmd: Command, schemas: Mapping[str, Schema]) -> tuple[Any, ...] | None:
+    """Return a hashable key of a command's shape (seat, kind, field names and types)."""
+    if not isinstance(cmd.args, dict) or not isinstance(cmd.seat, str):
+        return None
+    try:
+        fields = tuple((k, type(v)) for k, v in cmd.args.items())
+        return (id(schemas), cmd.seat, cmd.kind, fields)
+    except TypeError:
+        return None
+
+
 def check_shape(cmd: Command, seats: tuple[str, ...], schemas: Mapping[str, Schema]) -> None:
     """Raise InvalidArgument (naming the field) unless the command is well-formed."""
+    key = _shape(cmd, schemas)
+    if key is not None and key in _WELL_FORMED:
+        return
+    _check_shape(cmd, seats, schemas)
+    if key is not None and len(_WELL_FORMED) < _MAX_SHAPES:
+        _WELL_FORMED[key] = True
+
+
+def _check_shape(cmd: Command, seats: tuple[str, ...], schemas: Mapping[str, Schema]) -> None:
     if cmd.seat not in (*seats, CHANCE):
         raise InvalidArgument("seat", f"unknown seat {cmd.seat!r}; seats are {', '.join(seats)}")
     table = CHANCE_SCHEMAS if cmd.seat == CHANCE else schemas
@@ -58,6 +82,8 @@ class KernelRules:
 
     def __init__(self) -> None:
         self._memo: tuple[Any, list[tuple[str, Args]], set[tuple[str, Any]]] | None = None
+        self._pending_memo: tuple[Any, Pending | None] = (None, None)
+        self._legal_memo: tuple[Any, list[Command]] = (None, [])
 
     # --- hooks a game may override ------------------------------------------
     def refusal(self, state: State, command: Command, pending: dict[str, Any]) -> str:
@@ -129,14 +155,19 @@ class KernelRules:
         return ctx.finish(), ctx.state
 
     def pending(self, state: State) -> Pending | None:
-        """Return the pending decision (None when over)."""
+        """Return the pending decision (None when over; memoised for the last state)."""
+        memo = self._pending_memo
+        if memo[0] is state:
+            return memo[1]
         p = state.pending
-        if p is None:
-            return None
-        request: ChanceRequest | None = None
-        if p["seat"] == CHANCE:
-            request = request_of(p, self.seats)
-        return Pending(seat=p["seat"], kind=p["kind"], prompt=p["prompt"], chance=request)
+        found: Pending | None = None
+        if p is not None:
+            request: ChanceRequest | None = None
+            if p["seat"] == CHANCE:
+                request = request_of(p, self.seats)
+            found = Pending(seat=p["seat"], kind=p["kind"], prompt=p["prompt"], chance=request)
+        self._pending_memo = (state, found)
+        return found
 
     def legal_commands(self, state: State, seat: str) -> list[Command]:
         """Return every legal answer for a seat (for chance: one example answer)."""
@@ -145,8 +176,13 @@ class KernelRules:
             return []
         if seat == CHANCE:
             return [example_answer(p)]
+        memo = self._legal_memo
+        if memo[0] is state:
+            return list(memo[1])
         answers, _ = self.answers(state)
-        return [Command(seat, k, a) for k, a in answers]
+        legal = [Command(seat, k, a) for k, a in answers]
+        self._legal_memo = (state, legal)
+        return list(legal)
 
     def state_hash(self, state: State) -> str:
         """Return the SHA-256 of the canonical JSON of the state."""

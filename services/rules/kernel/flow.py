@@ -115,7 +115,7 @@ def freeze(value: Any) -> Any:
     return value
 
 
-_SCALARS = (str, int, float, type(None))
+_SCALARS = frozenset((str, int, float, bool, type(None)))
 
 
 def answer_key(kind: str, args: Mapping[str, Any]) -> tuple[str, Any]:
@@ -124,10 +124,12 @@ def answer_key(kind: str, args: Mapping[str, Any]) -> tuple[str, Any]:
     Flat scalar args (nearly every answer) key on their sorted items; bool and int compare
     equal there, which is safe because command shapes are type-checked before the lookup.
     """
-    items = args.items()
-    if all(isinstance(v, _SCALARS) for _, v in items):
-        return kind, tuple(sorted(items))
-    return kind, freeze(dict(args))
+    for value in args.values():
+        if type(value) not in _SCALARS:
+            return kind, freeze(dict(args))
+    if len(args) < 2:
+        return kind, tuple(args.items())
+    return kind, tuple(sorted(args.items()))
 
 
 def legal_keys(answers: Iterable[tuple[str, Args]]) -> set[tuple[str, Any]]:
