@@ -277,6 +277,14 @@ def evolve(state: State, event: Event) -> State:
     data = event.data
     fn = APPLY.get(event.type)
     new = fn(state, data) if fn is not None else with_(state)
+    apply_riders(new, data)
+    new.__dict__["events"] = state.events + 1
+    return new
+
+
+def apply_riders(new: State, data: Mapping[str, Any]) -> None:
+    """Apply what a compact engine's fact carries besides itself to the state just folded
+    from it (a fresh copy, changed in place): its counter changes, then the flow."""
     changes = data.get(COUNTERS)
     if changes:
         counters = new.counters
@@ -289,8 +297,6 @@ def evolve(state: State, event: Event) -> State:
             new.__dict__.update(tasks=parse_tasks(flow["tasks"]), pending=flow.get("pending"))
         if flow.get("vars"):
             new.__dict__["vars"] = _vars(new, {"values": flow["vars"]}).vars
-    new.__dict__["events"] = state.events + 1
-    return new
 
 
 def to_json(state: State) -> dict[str, Any]:

@@ -47,6 +47,13 @@ class WorldsRules(KernelRules):
 
     def initial_events(self, game_id: str, setup: Setup) -> list[Event]:
         """Check the decks, form both libraries in the deck service, deal five, pick who starts."""
+        return self._created(game_id, setup, CURRENT)
+
+    def older_setups(self, game_id: str, setup: Setup) -> list[list[Event]]:
+        """Return how games of rules version 2 were created (the audit replays them so)."""
+        return [self._created(game_id, setup, 2)]
+
+    def _created(self, game_id: str, setup: Setup, rules_version: int) -> list[Event]:
         if set(setup.seats) != set(SEATS):
             raise InvalidArgument("seats", f"Fallen Worlds has seats {SEATS}")
         opts = game_options.parse(setup.options)
@@ -58,7 +65,7 @@ class WorldsRules(KernelRules):
             [fact("game_started", seats=list(SEATS), library_sizes=sizes, bots=list(opts.bots))],
         )
         if opts.sealed:  # the cards wait face down in the deck service: shuffle them there
-            ctx.setv(RULES_VERSION, CURRENT)
+            ctx.setv(RULES_VERSION, rules_version)
             forms: list[tuple[str, dict[str, Any]]] = [
                 ("shuffle_library", {"seat": s}) for s in SEATS
             ]

@@ -12,7 +12,14 @@ from services.rules.worlds.facts import fact
 from services.rules.worlds.state import ZONES, WorldsState, evolve, library
 from services.rules.worlds.table import Table
 
-REGISTRY = Registry("worlds", ZONES, evolve_fn=evolve)
+
+def _facts_only(state: Any) -> bool:
+    """Games of rules version 3 record only facts: the flow rides on them (kernel README,
+    "compact engines"), an answer with no other consequence is `answered`."""
+    return int(state.vars.get("rules_version", 1)) >= FACTS_VERSION
+
+
+REGISTRY = Registry("worlds", ZONES, evolve_fn=evolve, compact=_facts_only, facts=_facts_only)
 task, answer = REGISTRY.task, REGISTRY.answer
 
 
@@ -31,8 +38,10 @@ def emit(ctx: Ctx, events: Sequence[Event]) -> None:
 
 # The kernel var naming the rules version a game was started with (docs/games/worlds.md,
 # "Rules versions"); absent in games recorded before version 2, which replay as they were.
+# Version 3 plays as version 2 and records only facts (no `flow` or `var_set` events).
 RULES_VERSION = "rules_version"
-CURRENT = 2
+FACTS_VERSION = 3
+CURRENT = 3
 
 
 def version(ctx: Ctx) -> int:
@@ -90,7 +99,8 @@ def _shuffle_library(ctx: Ctx, a: Args) -> None:
 
 @task("formed")
 def _formed(ctx: Ctx, a: Args) -> None:
-    return None
+    if version(ctx) >= FACTS_VERSION:  # the shuffle is a fact of the game (its order is not)
+        ctx.note("library_shuffled", deck=str(a.get("deck", "")), count=int(a.get("size", 0)))
 
 
 @task("draw")

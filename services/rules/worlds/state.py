@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from services.rules.kernel.api import Event
-from services.rules.kernel.state import State, with_
+from services.rules.kernel.state import State, apply_riders, with_
 from services.rules.kernel.state import evolve as kernel_evolve
 from services.rules.kernel.zones import ZoneRules
 from services.rules.worlds.facts import FOLDS
@@ -40,5 +40,6 @@ def evolve(state: State, event: Event) -> State:
         return kernel_evolve(state, event)
     assert isinstance(state, WorldsState)
     new = with_(state, table=fold(state.table, event.data))
+    apply_riders(new, event.data)  # a compact game's flow rides on its facts
     new.__dict__["events"] = state.events + 1
     return new
