@@ -78,6 +78,17 @@ def rule_options(
     return out
 
 
+def default_policy(options: dict[str, object]) -> str:
+    """Return the bots' policy when none is named: heuristic where random play may never win.
+
+    A solo variant, and Ronin (a random party seldom tries, let alone completes, the City/Rad
+    Encounter its tracks wait for), play the heuristic bot; every other game random.
+    """
+    if str(options.get("variant", "")).startswith("solo") or options.get("ronin"):
+        return "heuristic"
+    return "random"
+
+
 def play(
     game: Annotated[str, typer.Argument(help="fallen, worlds or land")],
     bots: Annotated[bool, typer.Option("--bots", help="Bots in every seat")] = True,
@@ -86,8 +97,8 @@ def play(
     policy: Annotated[
         str | None,
         typer.Option(
-            help="'random', or seat=policy,...; default random (heuristic in a solo variant, "
-            "where random play may never reach a victory)"
+            help="'random', or seat=policy,...; default random (heuristic in a solo variant "
+            "and with --ronin, where random play may never reach a victory)"
         ),
     ] = None,
     target: Annotated[str | None, typer.Option(help="Server address; default: embedded")] = None,
@@ -136,7 +147,7 @@ def play(
         rule_options(pvp_option, harsh_reality, harsh_modifier or [], gods_hammer, ronin, max_turns)
     )
     if policy is None:
-        policy = "heuristic" if str(opts.get("variant", "")).startswith("solo") else "random"
+        policy = default_policy(opts)
     asyncio.run(_play(game, games, seed, policy, target, store, opts, pace_ms / 1000, seats))
 
 

@@ -25,7 +25,8 @@ MIX = {
     "fallen/vs_bot": 0.05,
     "worlds/pvp": 0.2,
     "worlds/vs_bot": 0.05,
-    "land/solo1": 0.05,
+    "land/solo1": 0.025,
+    "land/solo2": 0.025,
     "land/standard": 0.2,
     "land/epic": 0.1,
 }
@@ -72,6 +73,11 @@ def _rating(n: int) -> float:
     return 25.0 + sum(b - 127.5 for b in h[:12]) / 120.0
 
 
+def _level(mode: Mode, n: int) -> int:
+    """Return player n's challenge level: the mode's levels in turn (0 without a choice)."""
+    return mode.challenge_levels[n % len(mode.challenge_levels)] if mode.challenge else 0
+
+
 async def _fill(state: MatchState, players: int) -> int:
     """Queue players across MIX, each with a bench rating; return how many were queued."""
     modes, n, now = load_modes(), 0, time.time()
@@ -87,7 +93,7 @@ async def _fill(state: MatchState, players: int) -> int:
                     queued_at=now,
                     expires_at=now + mode.ticket_ttl_s,
                     rating=_rating(n),
-                    challenge_level=mode.challenge_levels[0] if mode.challenge else 0,
+                    challenge_level=_level(mode, n),
                 )
             )
             n += 1

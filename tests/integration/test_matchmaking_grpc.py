@@ -342,3 +342,29 @@ async def test_a_quiet_fallen_seat_is_warned_then_forfeits(stack: Stack) -> None
     )
     report = verify_game(game_id, records, rules_of, problems=problems)
     assert report.verified, report.to_dict()
+
+
+async def test_a_player_who_asked_for_bot_takeover_is_taken_over_not_forfeited(
+    stack: Stack,
+) -> None:
+    # given a ranked Fallen game (a forfeit mode) whose players both asked for bot_takeover
+    ta = await enqueue(stack, "erin", "fallen", "ranked", bot_takeover=True)
+    tb = await enqueue(stack, "finn", "fallen", "ranked", bot_takeover=True)
+    game_id = (await matched(stack, "erin", ta.ticket_id)).match.game_id
+    await matched(stack, "finn", tb.ticket_id)
+    mm = stack.main.matchmaker
+    g = await stack.rules.GetGame(rules_pb2.GetGameRequest(game_id=game_id), metadata=md("erin"))
+    quiet = g.waiting_for
+    # when the seat the game waits for stays quiet past its timer and then its grace
+    now = time.time()
+    assert await check_all(mm.state, stack.main.store, mm.creator, mm.modes, now + 200) == {
+        game_id: "warned"
+    }
+    assert await check_all(mm.state, stack.main.store, mm.creator, mm.modes, now + 400) == {
+        game_id: "taken_over"
+    }
+    # then the game goes on with the seat marked taken over (a bot's to play), not forfeited
+    g = await stack.rules.GetGame(rules_pb2.GetGameRequest(game_id=game_id), metadata=md("erin"))
+    assert not g.ended and g.seat_status[quiet] == "taken_over"
+    types = [e.type for e in await stack.main.store.read(f"game-{game_id}")]
+    assert types[-2:] == ["SeatWarned", "SeatTakenOver"] and "SeatForfeited" not in types

@@ -1,9 +1,10 @@
 """Split topology on Redis: a rules pool deals every card through the deck service over gRPC.
 
-Dice, deck and the rules pools (rules-fallen, rules-worlds) are separate servers sharing
-one Redis store, wired as `fallenctl serve <pool> --dice ... --deck ...` wires them
-(services.app.serve). A whole Fallen game and a whole Worlds game (whose sealed libraries
-live in the deck service) are played through the rules API; then the game's deck stream
+Dice, deck and the rules pools (rules-fallen, rules-worlds, rules-land) are separate servers
+sharing one Redis store, wired as `fallenctl serve <pool> --dice ... --deck ...` wires them
+(services.app.serve). A whole Fallen game, a whole Worlds game (whose sealed libraries live
+in the deck service) and a two-turn Fallen Land game (its seven decks) are played through
+the rules API; then the game's deck stream
 verifies against the dice seed and the exported log verifies as `fallenctl replay --verify`
 checks it. Bad input: what the deck service refuses comes back with its own status,
 and a deck service that does not answer is UNAVAILABLE, never INTERNAL.
@@ -40,6 +41,7 @@ from services.kernel.errors import Unavailable
 from services.kernel.games import GAME_CREATED, game_stream
 from services.kernel.grpcx.client import Retry, ServiceCredentials, internal_channel
 from services.kernel.grpcx.server import start_server
+from services.kernel.grpcx.structs import to_struct
 from services.kernel.localservers import free_port
 from services.kernel.store.redis import RedisEventStore
 from services.rules.kernel.deck import DeckServicePort
@@ -93,7 +95,7 @@ async def split(redis_url: str, monkeypatch: pytest.MonkeyPatch) -> AsyncIterato
         dice = f"127.0.0.1:{backends['dice'].port}"
         backends["deck"] = await serve(store(), "127.0.0.1:0", "deck", dice_addr=dice)
         deck = f"127.0.0.1:{backends['deck'].port}"
-        for pool in ("rules-fallen", "rules-worlds"):
+        for pool in ("rules-fallen", "rules-worlds", "rules-land"):
             backends[pool] = await serve(
                 store(), "127.0.0.1:0", pool, dice_addr=dice, deck_addr=deck
             )
@@ -111,12 +113,16 @@ def choose(commands: list[rules_pb2.LegalCommand], game_id: str, step: int) -> i
     return int.from_bytes(digest[:8], "big") % len(commands)
 
 
-async def play(target: str, game: str, game_id: str, seats: dict[str, str]) -> int:
+async def play(
+    target: str, game: str, game_id: str, seats: dict[str, str], options: dict | None = None
+) -> int:
     """Play a game to its end through the rules API with every seat's player; return steps."""
     async with grpc.aio.insecure_channel(target) as channel:
         rules = rules_pb2_grpc.RulesServiceStub(channel)
         await rules.CreateGame(
-            rules_pb2.CreateGameRequest(game=game, game_id=game_id, seats=seats),
+            rules_pb2.CreateGameRequest(
+                game=game, game_id=game_id, seats=seats, options=to_struct(options or {})
+            ),
             metadata=md(next(iter(seats.values()))),
         )
         for step in range(MAX_STEPS):
@@ -161,11 +167,16 @@ async def check_dealt_and_verified(store: RedisEventStore, game_id: str, shuffle
     return sum(len(e.data.get("cards", [e.data.get("card")])) for e in taken)
 
 
+# Fallen Land is played short (the short game, two turns) to keep the suite's budget.
+LAND_OPTIONS = {"short_game": True, "max_turns": 2}
+
+
 @pytest.mark.parametrize(
     ("game", "pool", "seats", "shuffles"),
     [
         ("fallen", "rules-fallen", {"hero": "hana", "dungeon_lord": "dmitri"}, 9),
         ("worlds", "rules-worlds", {"p1": "alice", "p2": "bob"}, 2),
+        ("land", "rules-land", {"p1": "lena", "p2": "lars"}, 7),
     ],
 )
 async def test_given_a_rules_pool_apart_when_a_game_is_played_then_the_deck_service_deals_it(
@@ -175,7 +186,8 @@ async def test_given_a_rules_pool_apart_when_a_game_is_played_then_the_deck_serv
     deals, seals = rpc_count("DeckServicer.Deal"), rpc_count("DeckServicer.Seal")
     # when a whole game is played through the rules API
     game_id = f"{game[:2]}{uuid.uuid4().hex[:8]}"
-    steps = await play(split.address(pool), game, game_id, seats)
+    options = LAND_OPTIONS if game == "land" else None
+    steps = await play(split.address(pool), game, game_id, seats, options)
     # then every deck request went to the deck service's Deal RPC (Worlds: Seal too)
     assert steps > 10
     assert rpc_count("DeckServicer.Deal") - deals >= 3

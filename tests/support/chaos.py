@@ -41,11 +41,20 @@ STALL_S = 20.0
 
 
 class Served:
-    """`fallenctl serve` (every service) on a store, killed and restarted by the test."""
+    """`fallenctl serve` (every service, or one: service and its flags) on a store, killed
+    and restarted by the test."""
 
-    def __init__(self, store_url: str, port: int | None = None) -> None:
+    def __init__(
+        self,
+        store_url: str,
+        port: int | None = None,
+        service: str = "all",
+        flags: tuple[str, ...] = (),
+    ) -> None:
         self.store_url = store_url
         self.port = port or free_port()
+        self.service = service
+        self.flags = flags
         self.proc: subprocess.Popen[bytes] | None = None
         self.kills = 0
 
@@ -59,8 +68,9 @@ class Served:
         )
         env.pop("FALLEN_JWT_SECRET", None)
         cmd = [
-            sys.executable, "-m", "services.cli.main", "serve", "--port", str(self.port),
-            "--store", self.store_url, "--metrics-port", "0",
+            sys.executable, "-m", "services.cli.main", "serve", self.service,
+            "--port", str(self.port), "--store", self.store_url, "--metrics-port", "0",
+            *self.flags,
         ]  # fmt: skip
         self.proc = subprocess.Popen(
             cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL

@@ -29,8 +29,16 @@ def _find(legal: list[Choice], kind: str, **match: Any) -> int | None:
     return None
 
 
+def _wandering(view: dict[str, Any], seat: str) -> bool:
+    """Return whether the seat is a Ronin that has not yet completed a City/Rad Encounter."""
+    return view["vars"].get(f"ronin.{seat}") == "wandering"
+
+
 def _goals(view: dict[str, Any], seat: str) -> list[tuple[int, int]]:
     m = game_map()
+    if _wandering(view, seat):
+        # its tracks move only after a City/Rad Encounter succeeds: head for one
+        return sorted(h for h, t in m.terrain.items() if t & {"city", "rad"})
     owners = view["vars"].get("resources") or {}
     goals = [r.at for r in m.resources.values() if owners.get(r.id) != seat]
     goals += [m.numbered[n] for n in view["vars"].get("missions") or []]
@@ -54,6 +62,14 @@ def _move(turn: Turn, legal: list[Choice]) -> int:
 
 
 def _deed(turn: Turn, legal: list[Choice]) -> int:
+    if _wandering(turn.view, turn.seat):
+        for kind, match in (
+            ("deed", {"deck": "encounter_city_rad"}),
+            ("deed", {"deed": "movement"}),
+        ):
+            i = _find(legal, kind, **match)
+            if i is not None:
+                return i
     counters = turn.view["counters"]
     weeks = counters.get(f"weeks.{turn.seat}", 0)
     for deed in DEED_ORDER:

@@ -24,3 +24,15 @@ def test_rule_flags_become_options() -> None:
     }
     with pytest.raises(typer.BadParameter, match="harsh-modifier"):
         rule_options(None, True, [3], False, False, None)
+
+
+def test_solo_variants_and_ronin_default_to_the_heuristic_bot() -> None:
+    from services.cli.play import default_policy
+
+    # given no --policy: random play may never win a solo game or leave Ronin's wandering
+    assert default_policy({"variant": "solo1"}) == "heuristic"
+    assert default_policy({"variant": "solo2", "challenge": 4}) == "heuristic"
+    assert default_policy({"ronin": True}) == "heuristic"
+    # and every other game keeps random bots
+    assert default_policy({}) == "random"
+    assert default_policy({"variant": "standard", "gods_hammer": True}) == "random"

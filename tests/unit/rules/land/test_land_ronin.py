@@ -131,3 +131,60 @@ def test_random_ronin_playouts(seed: str) -> None:
     for seat in SEATS:
         if p.state.var(f"ronin.{seat}") == "wandering":
             assert p.state.count(f"th.{seat}") == 30 and p.state.count(f"prestige.{seat}") == 1
+
+
+# --- the heuristic bot plays a Ronin toward its City/Rad Encounter ---------------------
+
+
+def _turn(vars_: dict[str, Any], legal: list[Any]) -> Any:
+    from services.bots.policies import Turn
+
+    view = {"vars": vars_, "counters": {"weeks.p1": 4}, "players": ["p1", "p2"], "zones": {}}
+    return Turn("land", "g", "p1", 7, view, legal, "s")
+
+
+def test_a_wandering_ronin_bot_takes_the_city_rad_encounter_it_needs() -> None:
+    # "They cannot gain and lose Town Health or Prestige until they successfully complete a
+    # City/Rad Encounter card."
+    from services.bots.policies import Choice
+    from services.rules.land.bot import heuristic
+
+    movement = Choice("deed", {"deed": "movement"})
+    plains = Choice("deed", {"deed": "encounter", "deck": "encounter_plains"})
+    city = Choice("deed", {"deed": "encounter", "deck": "encounter_city_rad"})
+    legal = [movement, plains, city, Choice("end", {})]
+    # given a wandering Ronin on a City hex that also has plains, then it draws City/Rad
+    assert heuristic(_turn({"ronin.p1": "wandering"}, legal)) == 2
+    # and without a City/Rad deck where it stands, it moves on
+    assert heuristic(_turn({"ronin.p1": "wandering"}, [movement, plains])) == 0
+    # and once settled (or without Ronin) it plays as before: the Plains Encounter
+    assert heuristic(_turn({"ronin.p1": "seeking"}, legal)) == 1
+    assert heuristic(_turn({}, legal)) == 1
+
+
+def test_a_wandering_ronin_bot_moves_toward_a_city_or_rad_hex() -> None:
+    from services.bots.policies import Choice
+    from services.rules.land.bot import heuristic
+
+    # given a move to a Resource Location without City or Rad, or to a City/Rad hex
+    resource = next(r.at for r in M.resources.values() if not M.terrain[r.at] & {"city", "rad"})
+    at = {r.at for r in M.resources.values()}
+    city = next(h for h, t in sorted(M.terrain.items()) if t & {"city", "rad"} and h not in at)
+    legal = [Choice("move", {"x": h[0], "y": h[1]}) for h in (resource, city)]
+    # then a wandering Ronin heads for the City/Rad hex, any other party for the Resource
+    assert heuristic(_turn({"ronin.p1": "wandering"}, legal)) == 1
+    assert heuristic(_turn({}, legal)) == 0
+
+
+@pytest.mark.parametrize("seed", [f"rh{k}" for k in range(3)])
+def test_heuristic_ronin_games_settle_and_end_in_a_victory(seed: str) -> None:
+    # given two heuristic bots playing Ronin (a 150-turn guard, never reached)
+    from services.rules.land.bot import heuristic
+
+    seats = {"p1": "u1", "p2": "u2"}
+    options = {"ronin": True, "max_turns": 150}
+    p = play(RULES, Setup(seats, options), seed, seed, dict.fromkeys(seats, heuristic))
+    # then a Ronin completes a City/Rad Encounter and the game ends in a victory
+    out = RULES.outcome(p.state)
+    assert out is not None and out["kind"] in ("prestige", "town_health", "tiebreak"), out
+    assert any(e.type == "ronin_settled" for e in p.events)

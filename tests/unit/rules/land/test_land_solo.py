@@ -151,3 +151,31 @@ def test_random_solo1_playouts_end_with_invariants_and_replay(chunk: int) -> Non
         for ev in p.events:
             state = RULES.evolve(state, ev)
         assert RULES.state_hash(state) == RULES.state_hash(p.state)
+
+
+def test_event_cards_received_at_setup_give_their_bonus() -> None:
+    # "Event Cards: Found in the Spoils deck, these cards are received in the initial set up
+    # and the player receives the bonus."
+    from services.rules.land.flow import REGISTRY
+    from tests.unit.rules.land.support import place_card, run_tasks
+
+    # given a Solo I game whose set-up deal gave the player a Buried Cache (an Event: +6
+    # Salvage Coins) and a Refugees Arrive (+3 Town Health)
+    p = play(RULES, Setup({"p1": "u1"}, {"variant": "solo1", "max_turns": 1}), "ev", "ev")
+    ctx = REGISTRY.ctx(p.state)
+    ctx.tasks = []
+    held = {c for cs in ctx.state.zones.values() for c in cs}
+    cache = next(c for c in catalog().decks["spoils"] if c.startswith("ev_cache") and c not in held)
+    refugees = next(
+        c for c in catalog().decks["spoils"] if c.startswith("ev_refugees") and c not in held
+    )
+    for c in (cache, refugees):
+        place_card(ctx, c, "stash.p1")
+    salvage, th = ctx.state.count("salvage.p1"), ctx.state.count("th.p1")
+    # when the set-up Events resolve
+    run_tasks(ctx, ("events_at_setup", {"i": 0}))
+    # then the player receives both bonuses and the Events go to the discard pile
+    assert ctx.state.count("salvage.p1") == salvage + 6
+    assert ctx.state.count("th.p1") == min(80, th + 3)
+    assert {cache, refugees} <= set(ctx.state.zone("discard.spoils"))
+    assert not ctx.state.zone("stash.p1")

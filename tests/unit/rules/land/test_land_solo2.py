@@ -504,3 +504,19 @@ def test_full_solo2_games_play_to_the_turn_limit_or_victory() -> None:
         assert out["kind"] in ("prestige", "town_health", "turn_limit") and "turns" in out
         types = Counter(e.type for e in p.events)
         assert types["oftec_rolled"] + types["oftec_roll_lost"] >= challenge(level).rolls * 5
+
+
+def test_opposing_factions_use_no_perks() -> None:
+    # "Place each of the Opposing Factions' Town Play mats on the table to keep track of their
+    # OFTEC rolls ... These Factions cannot use perks."
+    from services.rules.land.state import perks_of
+
+    # given an Ultimate Solo II game with its four opposing factions rolled
+    state = _state_at(4, "phase_started")
+    opposing = [int(f) for f in state.var("opposing")]
+    assert len(opposing) == 4 and all(factions()[f]["perks"] for f in opposing)
+    # then none of them has a perk, though each mat prints four; the player keeps its own
+    assert all(perks_of(state, f"of{f}") == [] for f in opposing)
+    assert perks_of(state, "p1") == list(factions()[state.var("faction.p1")]["perks"])
+    # and no opposing faction holds Salvage Coins (perks pay none to it)
+    assert not [k for k in state.counters if k.startswith("salvage.of")]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from services.rules.land.zones import ends_phase, next_step, seen_by, turn_order
@@ -53,3 +55,21 @@ def test_victory_is_checked_after_the_last_sub_phase_of_each_phase() -> None:
 
 def test_turn_order_starts_with_the_first_player() -> None:
     assert turn_order(SEATS, "p4") == ["p4", "p5", "p6", "p1", "p2", "p3"]
+
+
+def test_end_turn_advances_the_turn_marker_and_passes_first_player_to_the_next_seat() -> None:
+    # IV End Turn: "A. Adjust the Turn Marker"; the next first player is the next seat
+    # (docs/games/land.md register 6)
+    from services.rules.kernel.api import Setup
+    from services.rules.land import RULES
+    from services.rules.playout import play
+
+    # given a four-player game played for three turns
+    seats = {f"p{k}": f"u{k}" for k in range(1, 5)}
+    p = play(RULES, Setup(seats, {"max_turns": 3}), "end-turn", "end-turn")
+    starts = [e.data for e in p.events if e.type == "turn_started"]
+    # then each turn starts one later, led by the seat after the last turn's first player
+    assert [s["turn"] for s in starts] == [1, 2, 3]
+    order = list(seats)
+    for before, after in itertools.pairwise(starts):
+        assert after["first"] == order[(order.index(before["first"]) + 1) % len(order)]
