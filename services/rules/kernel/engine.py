@@ -138,6 +138,13 @@ class KernelRules:
         ctx = self.registry.ctx(state)
         if command.seat == CHANCE:
             args = check_chance(pending, command)
+            if pending["kind"] == "roll":  # dice are public: a roll is a fact (never a deal)
+                ctx.answered = {
+                    "seat": CHANCE,
+                    "decision": "roll",
+                    "kind": command.kind,
+                    "args": dict(command.args),
+                }
             self.registry.tasks[args["resume"]](ctx, args)
         else:
             _, keys = self.answers(state)

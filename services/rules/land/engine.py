@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from services.kernel.errors import InvalidArgument
@@ -25,7 +26,14 @@ from services.rules.land import (  # noqa: F401
 )
 from services.rules.land.data import catalog, economy
 from services.rules.land.flow import REGISTRY
-from services.rules.land.setup import is_epic, is_solo, seat_range, setup_numbers, validate_options
+from services.rules.land.setup import (
+    NEWEST_RECORD,
+    is_epic,
+    is_solo,
+    seat_range,
+    setup_numbers,
+    validate_options,
+)
 from services.rules.land.state import SEATS, ZONES, players
 
 SCHEMAS: dict[str, dict[str, type]] = {
@@ -65,6 +73,10 @@ class LandRules(KernelRules):
     seats = SEATS
     registry = REGISTRY
     schemas = SCHEMAS
+
+    def new_game_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
+        """Return a new game's options with the newest record format pinned (facts only)."""
+        return {"record_format": NEWEST_RECORD, **options}
 
     def initial_events(self, game_id: str, setup: Setup) -> list[Event]:
         """Return the events creating a game: counters, options, then setup until a decision."""

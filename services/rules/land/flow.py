@@ -7,10 +7,19 @@ from dataclasses import replace
 
 from services.rules.kernel.api import PUBLIC
 from services.rules.kernel.flow import Args, Ctx, Registry
+from services.rules.kernel.state import State
 from services.rules.land.economy import Bank, Town
 from services.rules.land.state import ZONES, bank, town
 
-REGISTRY = Registry("land", ZONES)
+
+def _facts_only(state: State) -> bool:
+    """Games of record format 2 (every new game) record only facts: the flow and vars ride
+    on them, counter changes on their facts, an answer alone is `answered`."""
+    options = state.vars.get("options") or {}
+    return int(options.get("record_format", 1)) >= 2
+
+
+REGISTRY = Registry("land", ZONES, compact=_facts_only, facts=_facts_only)
 task, answer, options = REGISTRY.task, REGISTRY.answer, REGISTRY.options
 
 __all__ = ["REGISTRY", "Args", "Ctx", "answer", "options", "task"]

@@ -19,7 +19,10 @@ OPTION_KEYS = (
     "ronin",
     "challenge",
     "pvp_option",
+    "record_format",
 )
+RECORD_FORMATS = (1, 2)  # 2: facts only (kernel README, "compact engines"); absent: 1
+NEWEST_RECORD = 2
 HARSH_KEYS = ("harsh_reality", "harsh_modifier_1", "harsh_modifier_2")
 VARIANTS = ("standard", "solo1", "solo2")
 SOLO_VARIANTS = ("solo1", "solo2")
@@ -115,6 +118,9 @@ def validate_options(options: Mapping[str, Any]) -> dict[str, Any]:
     if out.get("gods_hammer") and is_solo(out):
         raise ValueError("options.gods_hammer: an optional rule for 2-6 players, not solo")
     _validate_solo2(out)
+    fmt = out.get("record_format", 1)
+    if isinstance(fmt, bool) or fmt not in RECORD_FORMATS:
+        raise ValueError(f"options.record_format: must be one of {list(RECORD_FORMATS)}")
     if not isinstance(out.get("ronin", False), bool):
         raise ValueError("options.ronin: must be true or false")
     if out.get("ronin") and is_solo(out):
