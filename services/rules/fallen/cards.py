@@ -20,7 +20,7 @@ import yaml
 
 CARD_DIR = Path(__file__).with_name("cards")
 FIRST = 1
-LATEST = 2
+LATEST = 3
 VERSIONS = tuple(range(FIRST, LATEST + 1))
 _ACTIVE: ContextVar[int] = ContextVar("fallen_card_data", default=LATEST)
 

@@ -79,7 +79,37 @@ def test_every_released_version_loads_and_later_versions_keep_the_rules_shape() 
     assert catalog_of(2)["crit_stalked"]["name"] == "Stalked"
 
 
-def test_given_games_of_both_versions_when_played_then_each_reads_its_own_data() -> None:
+def test_version_three_changes_only_the_heroes_attribute_dice() -> None:
+    # given card data 2 and 3 (the balance release, docs/games/fallen.md "Balance")
+    two, three = catalog_of(2), catalog_of(3)
+    # then every card but the Hero Character cards is the same
+    assert set(two.cards) == set(three.cards)
+    changed = {cid for cid in two.cards if two[cid] != three[cid]}
+    assert changed == set(two.heroes)
+    # and of a Hero only the attribute dice differ: the weakest attribute (no dice in
+    # card data 2) gains a red die, the middle one a second blue die, the strongest none
+    for hero in two.heroes:
+        assert {k: v for k, v in two[hero].items() if k != "attributes"} == {
+            k: v for k, v in three[hero].items() if k != "attributes"
+        }
+        before, after = two[hero]["attributes"], three[hero]["attributes"]
+        assert all(after[attr][: len(dice)] == dice for attr, dice in before.items())
+        added = {attr: after[attr][len(dice) :] for attr, dice in before.items()}
+        (weakest,) = [attr for attr, dice in before.items() if not dice]
+        assert added.pop(weakest) == ["red"], hero
+        assert sorted(added.values()) == [[], ["blue"]], hero
+        # (the middle one: fewer swords expected, a red die counting for two blue ones)
+        weight = {attr: sum(2 if d == "red" else 1 for d in before[attr]) for attr in added}
+        middle = min(added, key=weight.__getitem__)
+        assert added[middle] == ["blue"] and weight[middle] < max(weight.values()), hero
+    assert three["merace"]["attributes"] == {
+        "agility": ["blue", "blue"],
+        "intelligence": ["red"],
+        "strength": ["red"],
+    }
+
+
+def test_given_games_of_every_version_when_played_then_each_reads_its_own_data() -> None:
     # given a game of each version played by the heuristic bots
     for version in VERSIONS:
         p = play(RULES, Setup(SEATS, {"card_data": version}), "versions", "g", {"hero": heuristic})
@@ -93,13 +123,15 @@ def test_given_games_of_both_versions_when_played_then_each_reads_its_own_data()
         assert data_version() == FIRST
 
 
+@pytest.mark.parametrize(("options", "version"), [({}, LATEST), ({"card_data": 2}, 2)])
 async def test_given_a_new_game_via_the_runner_then_its_log_records_and_replays_its_version(
-    tmp_path,
+    tmp_path, options: dict[str, int], version: int
 ) -> None:
-    # given a game created through the runner with no options
+    # given a game created through the runner with no options (or naming an older release,
+    # as every game created before a newer one was released did)
     store = SqliteEventStore(tmp_path / "v.db")
     runner = GameRunner(store, DiceEngine(store), {"fallen": RULES})
-    loaded, _ = await runner.create("fallen", "cv1", SEATS, {})
+    loaded, _ = await runner.create("fallen", "cv1", SEATS, options)
     # when both seats play it to the end with the heuristic bot
     step = 0
     while not loaded.ended:
@@ -110,8 +142,8 @@ async def test_given_a_new_game_via_the_runner_then_its_log_records_and_replays_
         step += 1
     records = await store_records(store, "cv1")
     created = next(r for r in records if r["type"] == "GameCreated")
-    # then GameCreated records the newest card-data version
-    assert created["data"]["options"] == {"card_data": LATEST, "record_format": NEWEST_RECORD}
+    # then GameCreated records the card-data version (the newest unless one is named)
+    assert created["data"]["options"] == {"card_data": version, "record_format": NEWEST_RECORD}
     # and the log verifies: replay rebuilt the setup with that version
     report = verify_game("cv1", records, lambda game: RULES)
     assert report.verified, report.mismatch

@@ -120,8 +120,9 @@ def test_easy_gives_the_hero_and_hard_gives_the_dungeon_lord_a_blue_die() -> Non
         g.passes()
         g.do(HERO, "challenge_roll", fortune=0, ultimate=False)
         hero_dice = g.pending_data["dice"]
-        # Seroth has no Intelligence dice: two white, plus the easy blue die
-        assert hero_dice.count("fallen_blue") == (1 if seat == HERO else 0)
+        # Seroth rolls two white and his Intelligence die (red), plus the easy blue die
+        easy = ["fallen_blue"] if seat == HERO else []
+        assert hero_dice == ["fallen_white", "fallen_white", "fallen_red", *easy]
         assert dl_dice[-1:] == (["fallen_blue"] if seat == DL else dl_dice[-1:])
 
 

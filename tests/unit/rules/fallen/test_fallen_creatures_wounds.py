@@ -29,9 +29,10 @@ def test_shadow_fiend_kill_example() -> None:
     g.do(DL, "challenge_roll", fortune=0, ultimate=False)
     g.roll(*["blank"] * len(g.pending_data["dice"]))
     g.passes()
-    # When the Hero rolls two Charge/Wound symbols and deals both as Wounds
-    g.do(HERO, "challenge_roll", fortune=1, ultimate=False)
-    assert g.pending_data["dice"] == ["fallen_white", "fallen_white", "fallen_blue"]
+    # When the Hero rolls two Charge/Wound symbols and deals both as Wounds (Merace's
+    # Strength die is a red one)
+    g.do(HERO, "challenge_roll", fortune=0, ultimate=False)
+    assert g.pending_data["dice"] == ["fallen_white", "fallen_white", "fallen_red"]
     g.roll("sword", "sword", "charge_or_wound")
     g.do(HERO, "resolve_symbol", die=2, **{"as": "wound"})
     g.do(DL, "pass")
@@ -59,7 +60,7 @@ def test_wounds_beyond_a_dead_creature_are_discarded() -> None:
     g.do(DL, "challenge_roll", fortune=0, ultimate=False)
     g.roll(*["blank"] * len(g.pending_data["dice"]))
     g.passes()
-    g.do(HERO, "challenge_roll", fortune=2, ultimate=False)
+    g.do(HERO, "challenge_roll", fortune=1, ultimate=False)  # her Strength red + 1 Fortune
     g.roll("sword", "sword", "charge_or_wound", "charge_or_wound")
     g.do(HERO, "resolve_symbol", die=2, **{"as": "wound"})
     g.do(DL, "pass")
@@ -149,7 +150,7 @@ def test_archivist_ultimate_in_the_dark_blocks_one_wound_this_challenge() -> Non
     g.roll(*["blank"] * len(g.pending_data["dice"]))
     assert g.count("shield.dungeon_lord") == 1
     g.passes()
-    g.do(HERO, "challenge_roll", fortune=1, ultimate=False)
+    g.do(HERO, "challenge_roll", fortune=0, ultimate=False)  # 2 white + her Strength red
     g.roll("sword", "sword", "charge_or_wound")
     g.do(HERO, "resolve_symbol", die=2, **{"as": "wound"})
     assert g.count("wounds.slot.0") == 0 and g.count("shield.dungeon_lord") == 0

@@ -78,7 +78,10 @@ def test_every_resolution_is_named_after_the_choice_that_leads_to_it() -> None:
 
 
 def test_no_card_borrows_a_codex_name_with_another_meaning() -> None:
-    # The Card Codex gives these names a meaning our cards do not have, so none may use them.
+    # "Below are additional details for several cards to help explain their function." (Card
+    # Codex), e.g. "Hunted (Critical card) — If Hunted is added to the active creature, it
+    # immediately gains the blue die." The Codex gives these names a meaning our cards do not
+    # have, so none may use them.
     names = {c.get("name") for c in catalog().cards.values()}
     assert not names & CODEX_NAMES_NOT_MODELLED
 

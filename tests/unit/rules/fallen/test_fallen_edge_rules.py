@@ -103,8 +103,11 @@ def test_given_an_ability_cancelled_after_activation_then_its_lasting_effect_end
 
 # --- item 2: always an active Creature when one can be activated ---------------------------
 def test_given_the_last_refreshed_creature_exhausted_before_activation_then_all_refresh() -> None:
-    # "Refreshing Creatures": when every Creature is exhausted, they all refresh, so the
-    # Dungeon Lord always has a Creature to activate (checked at the moment of activation).
+    # "At the start of any challenge, if all of the Creature cards in play are exhausted,
+    # refresh all the Creature cards." (Refreshing Creatures) / "Power cards may be played
+    # after the Dungeon Lord has announced the type of challenge but before the Dungeon Lord
+    # activates a Creature." The check is made again at the moment of activation, so a card
+    # played in that window cannot leave the Dungeon Lord with no Creature to activate.
     # Given three exhausted Creatures and Scout Ahead in the Hero's hand
     g = _game()
     for slot in (0, 1, 2):

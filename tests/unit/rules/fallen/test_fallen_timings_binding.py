@@ -182,10 +182,11 @@ def test_given_despair_when_the_hero_rolls_charges_then_two_are_cancelled() -> N
     _dl_rolls(g, "sword")
     g.do(DL, "play", card="dp_despair")
     g.passes()
-    # When the Hero rolls three Charge symbols (white charge, white sword+charge, blue charge)
+    # When the Hero rolls three Charge symbols (white charge, white sword+charge, blue charge;
+    # Merace's red Strength die shows a blank)
     g.do(HERO, "challenge_roll", fortune=1, ultimate=False)
-    assert g.pending_data["dice"] == ["fallen_white", "fallen_white", "fallen_blue"]
-    g.roll("charge", "sword_symbol", "charge")
+    assert g.pending_data["dice"] == ["fallen_white", "fallen_white", "fallen_red", "fallen_blue"]
+    g.roll("charge", "sword_symbol", "blank", "charge")
     # Then the first two are cancelled and the third is gained; the sword still counts
     assert g.notes("symbols_cancelled") == [{"seat": HERO, "symbol": "charge", "n": 2}]
     assert g.count("charges.hero") == 1
