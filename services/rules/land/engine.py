@@ -24,7 +24,7 @@ from services.rules.land import (  # noqa: F401
     solo2_flow,
     turn,
 )
-from services.rules.land.data import catalog, economy
+from services.rules.land.data import CARD_DATA, LATEST_CARD_DATA, catalog, economy
 from services.rules.land.flow import REGISTRY
 from services.rules.land.setup import (
     NEWEST_RECORD,
@@ -41,7 +41,7 @@ SCHEMAS: dict[str, dict[str, type]] = {
     "assign": {"card": str, "to": str},
     "discard": {"card": str},
     "pass": {},
-    "buy": {"card": str, "from": str},
+    "buy": {"card": str, "from": str, "crown?": int},
     "take": {"deck": str},
     "lose": {"resource": str},
     "done": {},
@@ -75,8 +75,8 @@ class LandRules(KernelRules):
     schemas = SCHEMAS
 
     def new_game_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
-        """Return a new game's options with the newest record format pinned (facts only)."""
-        return {"record_format": NEWEST_RECORD, **options}
+        """Return a new game's options with the newest record format and card data pinned."""
+        return {"record_format": NEWEST_RECORD, CARD_DATA: LATEST_CARD_DATA, **options}
 
     def initial_events(self, game_id: str, setup: Setup) -> list[Event]:
         """Return the events creating a game: counters, options, then setup until a decision."""

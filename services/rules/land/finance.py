@@ -24,7 +24,17 @@ from services.rules.land.economy import (
 from services.rules.land.flow import Args, Ctx, answer, options, sync_bank, sync_town, task
 from services.rules.land.party import CROWNS, can_load
 from services.rules.land.play import play_card, playable
-from services.rules.land.state import bank, game_options, home, perks_of, players, town
+from services.rules.land.setup import is_solo
+from services.rules.land.state import (
+    bank,
+    game_options,
+    home,
+    neutral_factions,
+    neutral_id,
+    perks_of,
+    players,
+    town,
+)
 
 FACTS = {
     "sell_tech": "tech_sold",
@@ -57,6 +67,19 @@ def _perk_draw_options(state: State, seat: str) -> list[tuple[str, Args]]:
     if not (state.count("deck.action") or state.zone("discard.action")):
         return []
     return [("perk_draw", {})]
+
+
+def hire_targets(state: State, seat: str) -> list[str]:
+    """Return whom an NPCM may be hired against: the other seats; in Solo I, a Neutral Faction.
+
+    Solo I keeps "3rd. Hire NPCMs" with no other player; "All other Factions are Neutral
+    Factions", and the Overview lets an ability "affect another Party or Faction" (its
+    example: "the player can target any Neutral Faction"), so the player names one (`nf<N>`).
+    """
+    others = [o for o in players(state) if o != seat]
+    if others or not is_solo(game_options(state)):
+        return others
+    return [neutral_id(f) for f in neutral_factions(state)]
 
 
 def _load_options(state: State, seat: str) -> list[tuple[str, Args]]:
@@ -111,12 +134,11 @@ def _finance_options(ctx: Ctx, seat: str, sub: str) -> list[tuple[str, Args]]:
         opts += _load_options(ctx.state, seat)
         opts += _perk_draw_options(ctx.state, seat)
     else:  # hire
+        targets = hire_targets(ctx.state, seat)
         for c in sorted(ctx.state.zone(f"hand.{seat}")):
             npcm = card(c).get("npcm")
             if npcm and t.salvage >= int(npcm["hire"]):
-                opts += [
-                    ("hire", {"card": c, "target": o}) for o in players(ctx.state) if o != seat
-                ]
+                opts += [("hire", {"card": c, "target": o}) for o in targets]
     opts += playable(ctx, seat, TIMED.get(sub, ()))
     return opts
 
