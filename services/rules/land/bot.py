@@ -130,6 +130,8 @@ def heuristic(turn: Turn) -> int:
     """Return a sensible legal command: progress toward resources and missions, grow the town."""
     legal = list(turn.legal)
     kinds = {c.kind for c in legal}
+    if "use" in kinds:  # a card's special ability (card data 2): always worth using
+        return _find(legal, "use") or 0
     if "deed" in kinds or "end" in kinds:
         return _deed(turn, legal)
     if "move" in kinds:

@@ -12,6 +12,7 @@ from services.rules.kernel.state import State
 
 # Importing the rule modules registers their tasks, answers and option functions.
 from services.rules.land import (  # noqa: F401
+    abilities_flow,
     checks_flow,
     exploits,
     finance,
@@ -19,6 +20,7 @@ from services.rules.land import (  # noqa: F401
     play,
     pvp_flow,
     pvp_party_flow,
+    red_dot_flow,
     setup_flow,
     solo,
     solo2_flow,
@@ -63,6 +65,8 @@ SCHEMAS: dict[str, dict[str, type]] = {
     "end": {},
     "deed": {"deed": str, "deck?": str, "target?": str},
     "move": {"x": int, "y": int},
+    "use": {"card": str, "target?": str},
+    "keep": {"card": str},
 }
 
 

@@ -135,9 +135,14 @@ def wandering(state: State, seat: str) -> bool:
     return state.var(f"ronin.{seat}") == "wandering"
 
 
+def opposing_factions(state: State) -> list[int]:
+    """Return Solo II's opposing factions (1d10 numbers) in the order they were rolled."""
+    return [int(f) for f in state.var("opposing", []) or []]
+
+
 def neutral_factions(state: State) -> list[int]:
     """Return the Neutral Factions: those no seat plays and no Solo II faction opposes with."""
-    taken = taken_factions(state) | {int(f) for f in state.var("opposing", [])}
+    taken = taken_factions(state) | set(opposing_factions(state))
     return [f for f in sorted(factions()) if f not in taken]
 
 
