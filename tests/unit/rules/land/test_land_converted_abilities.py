@@ -266,6 +266,29 @@ def test_an_npcm_ignored_in_solo_ii_never_enters_play() -> None:
     assert _draw_request(ctx) == ("action", 1, "hand.p1")
 
 
+def test_a_red_dot_skill_check_card_can_be_ignored_on_the_players_check() -> None:
+    # "ignore an Action card played on you": the opposing faction's waiting Sabotage (-2
+    # successes) is played on the player's next skill check
+    ctx = _game({"variant": "solo2", "challenge": 2})
+    scrambler = _scrambled(ctx)
+    of = f"of{ctx.state.var('opposing')[0]}"
+    sabotage = _free(ctx, "sabotage")
+    place_card(ctx, sabotage, f"play.{of}")
+    then = ["captured", {"seat": "p1", "resource": "x", "owner": "p2"}]
+    REGISTRY.tasks["check"](
+        ctx, {"seat": "p1", "skill": "combat", "required": 1, "context": [], "then": then}
+    )
+    assert ctx.pending is not None
+    _reply(ctx, "chance", faces=[5] * len(ctx.pending["data"]["dice"]))
+    assert ctx.pending is not None and ctx.pending["kind"] == "ignore_action"
+    bonus = ctx.state.var("check")["bonus"]
+    _reply(ctx, "use", card=scrambler)
+    # then the Sabotage is discarded unplayed, and the check goes on to its window
+    assert sabotage in ctx.state.zone("discard.red_dot")
+    assert ctx.state.var("check")["bonus"] == bonus
+    assert _draw_request(ctx) == ("action", 1, "hand.p1")
+
+
 def test_passing_lets_the_card_act_and_keeps_the_ability() -> None:
     ctx = _game({"variant": "solo2", "challenge": 2})
     scrambler = _scrambled(ctx)
