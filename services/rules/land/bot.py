@@ -88,6 +88,19 @@ def _deed(turn: Turn, legal: list[Choice]) -> int:
     return i if i is not None else 0
 
 
+def _useful_hire(legal: list[Choice]) -> int | None:
+    """Return the first hire that can change something: on a seat, or Raiders sent against
+    a Neutral Faction (Solo I) to claim an unowned Resource."""
+    for i, c in enumerate(legal):
+        if c.kind != "hire":
+            continue
+        if not str(c.args["target"]).startswith("nf"):
+            return i
+        if card(c.args["card"])["npcm"]["class"] == "raider":
+            return i
+    return None
+
+
 def _finance(turn: Turn, legal: list[Choice]) -> int:
     for kind in ("crown", "equip"):
         i = _find(legal, kind)
@@ -101,7 +114,7 @@ def _finance(turn: Turn, legal: list[Choice]) -> int:
     i = _find(legal, "perk_draw")
     if i is not None and len(turn.view["zones"].get(f"hand.{turn.seat}") or []) < 3:
         return i
-    i = _find(legal, "hire")
+    i = _useful_hire(legal)
     if i is not None and stable_index(turn, "hire") % 2 == 0:
         return i
     i = _find(legal, "sell")
@@ -117,6 +130,8 @@ def heuristic(turn: Turn) -> int:
     """Return a sensible legal command: progress toward resources and missions, grow the town."""
     legal = list(turn.legal)
     kinds = {c.kind for c in legal}
+    if "use" in kinds:  # a card's special ability (card data 2): always worth using
+        return _find(legal, "use") or 0
     if "deed" in kinds or "end" in kinds:
         return _deed(turn, legal)
     if "move" in kinds:

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 from types import SimpleNamespace
+from typing import Any
 
 from services.rules.kernel.state import State
+from services.rules.land.abilities import ability_of, ignorer, use_options
+from services.rules.land.abilities_flow import use_ability
 from services.rules.land.checks import party_check, perk_bonus, tech_bonus
 from services.rules.land.data import card, economy
 from services.rules.land.flow import Args, Ctx, answer, options, task
 from services.rules.land.party import skill_values
+from services.rules.land.play import ignore_info
+from services.rules.land.red_dot_flow import check_card
 from services.rules.land.setup import is_solo2
-from services.rules.land.solo2_flow import check_card
 from services.rules.land.state import party, perks_of, players, town
 from services.rules.land.zones import turn_order
 
@@ -61,6 +65,8 @@ def _window_options(ctx: Ctx, seat: str) -> list[tuple[str, Args]]:
         helps = op == "reroll" or (op == "successes" and int(arg["n"]) > 0)
         if helps == mine:
             opts.append(("play", {"card": c}))
+    if mine:  # the checking party's own skill-check abilities (card data 2)
+        opts += use_options(ctx.state, seat, ("skill_check",))
     return opts
 
 
@@ -97,10 +103,36 @@ def _window_answer(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
         return
     c = args["card"]
     chk = ctx.state.var("check")
+    if kind == "use":  # an ability of the checking party: its effect on this check
+        _advance(ctx, played=True)
+        use_ability(ctx, seat, c)
+        effect = (ability_of(c) or {})["effects"][0]
+        _on_check(ctx, *next(iter(effect.items())))
+        return
+    if seat != chk["seat"] and ignorer(ctx.state, chk["seat"]):
+        # a card played on the checking seat, which may ignore it (a special ability)
+        ctx.move(c, f"hand.{seat}", f"play.{seat}")
+        ctx.note("action_played", seat=seat, card=c, target=chk["seat"], timing="skill_check")
+        _advance(ctx, played=True)
+        then = ("check_play", {"seat": seat, "card": c})
+        ctx.push(("played_on_ask", ignore_info(seat, c, chk["seat"], then, ("window", {}))))
+        return
     ctx.move(c, f"hand.{seat}", "discard.action")
     ctx.note("action_played", seat=seat, card=c, target=chk["seat"], timing=card(c)["timing"])
     _advance(ctx, played=True)
-    ((op, arg),) = card(c)["effects"][0].items()
+    _on_check(ctx, *next(iter(card(c)["effects"][0].items())))
+
+
+@task("check_play")
+def _check_play(ctx: Ctx, a: Args) -> None:
+    """A card played on a check, not ignored, acts on it and goes to the discard."""
+    ctx.move(a["card"], f"play.{a['seat']}", "discard.action")
+    _on_check(ctx, *next(iter(card(a["card"])["effects"][0].items())))
+
+
+def _on_check(ctx: Ctx, op: str, arg: Any) -> None:
+    """Apply one skill-check effect to the check in progress, then reopen its window."""
+    chk = ctx.state.var("check")
     if op == "successes":
         chk["bonus"] = int(chk["bonus"]) + int(arg["n"])
         ctx.setv("check", chk)

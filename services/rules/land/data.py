@@ -24,6 +24,14 @@ DECKS = (
 ENCOUNTER_DECK = {"plains": "encounter_plains", "mountain": "encounter_mountain"}
 TIMINGS = ("effects", "town_business", "party_exploits", "skill_check", "pvp", "any", "hire")
 NPCM_CLASSES = ("bounty_hunter", "raider", "assassin", "hitman")
+# Card-data versions (docs/games/land.md 2.4): a game records the version it was created with
+# in the option `card_data` (absent: 1, every game created before versions existed). A card
+# entry added by version N carries `since: N`; released entries are never edited, so each
+# version's decks are the cards with `since` at most that version.
+CARD_DATA = "card_data"
+FIRST_CARD_DATA = 1
+LATEST_CARD_DATA = 2
+CARD_DATA_VERSIONS = tuple(range(FIRST_CARD_DATA, LATEST_CARD_DATA + 1))
 
 Card = dict[str, Any]
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -36,7 +44,7 @@ def load(name: str) -> Any:
 
 @dataclass(frozen=True)
 class Catalog:
-    """Every card by id and each deck's card list (one id per physical card)."""
+    """Every card by id and each deck's card list (one id per physical card, newest data)."""
 
     cards: dict[str, Card]
     decks: dict[str, tuple[str, ...]]
@@ -53,6 +61,26 @@ def physical_ids(card: Card) -> list[str]:
     """Return the ids of a card's physical copies: `id`, or `id#1`..`id#n` with copies."""
     n = int(card.get("copies", 1))
     return [card["id"]] if n == 1 else [f"{card['id']}#{i}" for i in range(1, n + 1)]
+
+
+def since(card: Card) -> int:
+    """Return the card-data version a card entry was added in (1: the original set)."""
+    return int(card.get("since", FIRST_CARD_DATA))
+
+
+def card_data_of(options: Any) -> int:
+    """Return the card-data version a game's options name (absent: the original, 1)."""
+    return int((options or {}).get(CARD_DATA, FIRST_CARD_DATA))
+
+
+def deck_cards(name: str, version: int) -> tuple[str, ...]:
+    """Return the physical cards of a deck in one card-data version."""
+    return _deck_cards(name, version)
+
+
+@cache
+def _deck_cards(name: str, version: int) -> tuple[str, ...]:
+    return tuple(c for c in catalog().decks[name] if since(card(c)) <= version)
 
 
 def base_id(card_id: str) -> str:

@@ -24,6 +24,8 @@ EFFECTS = (
     "choose_card",
     "lose_resource",
     "prestige_to_left",
+    "ignore_action",
+    "look_at_hands",
 )
 PERKS = (
     "skill_bonus",
@@ -35,6 +37,19 @@ PERKS = (
 )
 DRAW_DECKS = ("spoils", "action", "characters")
 TARGETS = ("random", "all", "chosen")
+STEALS = ("salvage", "spoils", "character")  # character: from a Town Roster
+# Character and Spoils special abilities (card data 2, docs/games/land.md 9.1): the moment an
+# ability acts, and how often
+ABILITY_TIMINGS = (
+    "resource_production",
+    "town_business",
+    "party_exploits",
+    "skill_check",
+    "any",
+    "played_on",
+)
+ABILITY_PER = ("turn", "game")
+NEAR_OF = ("party", "town")
 PERK_WHEN = ("any", "plains", "mountain", "city_rad", "mission", "pvp", "melee_only")
 
 
@@ -51,11 +66,13 @@ def _check(effect: dict[str, Any], where: str) -> None:
     elif op == "successes":
         ok = arg["skill"] in (*SKILLS, "any") and isinstance(arg["n"], int)
     elif op == "steal":
-        ok = arg["what"] in ("salvage", "spoils") and arg["n"] > 0
+        ok = arg["what"] in STEALS and arg["n"] > 0
     elif op == "choose_card":
         ok = set(arg) <= set(DRAW_DECKS)
     elif op == "lose_spoils":
         ok = arg == "random"
+    elif op == "ignore_action":
+        ok = arg == "hand"
     else:
         ok = isinstance(arg, int) and arg != 0
     if not ok:
@@ -66,6 +83,16 @@ def walk(effects: Iterable[dict[str, Any]], where: str) -> None:
     """Raise ValueError when an effect list uses an unknown primitive or a bad argument."""
     for effect in effects:
         _check(effect, where)
+
+
+def check_ability(ability: dict[str, Any], where: str) -> None:
+    """Raise ValueError when a card's special ability has an unknown timing, rate or effect."""
+    if ability.get("timing") not in ABILITY_TIMINGS or ability.get("per") not in ABILITY_PER:
+        raise ValueError(f"{where}: bad ability timing or rate: {ability!r}")
+    near = ability.get("near")
+    if near is not None and not (int(near["within"]) > 0 and set(near["of"]) <= set(NEAR_OF)):
+        raise ValueError(f"{where}: bad ability condition: {near!r}")
+    walk(ability["effects"], where)
 
 
 def track_deltas(effects: Iterable[dict[str, Any]]) -> dict[str, int]:

@@ -12,6 +12,7 @@ from services.rules.kernel.state import State
 
 # Importing the rule modules registers their tasks, answers and option functions.
 from services.rules.land import (  # noqa: F401
+    abilities_flow,
     checks_flow,
     exploits,
     finance,
@@ -19,12 +20,13 @@ from services.rules.land import (  # noqa: F401
     play,
     pvp_flow,
     pvp_party_flow,
+    red_dot_flow,
     setup_flow,
     solo,
     solo2_flow,
     turn,
 )
-from services.rules.land.data import catalog, economy
+from services.rules.land.data import CARD_DATA, LATEST_CARD_DATA, catalog, economy
 from services.rules.land.flow import REGISTRY
 from services.rules.land.setup import (
     NEWEST_RECORD,
@@ -41,7 +43,7 @@ SCHEMAS: dict[str, dict[str, type]] = {
     "assign": {"card": str, "to": str},
     "discard": {"card": str},
     "pass": {},
-    "buy": {"card": str, "from": str},
+    "buy": {"card": str, "from": str, "crown?": int},
     "take": {"deck": str},
     "lose": {"resource": str},
     "done": {},
@@ -63,6 +65,8 @@ SCHEMAS: dict[str, dict[str, type]] = {
     "end": {},
     "deed": {"deed": str, "deck?": str, "target?": str},
     "move": {"x": int, "y": int},
+    "use": {"card": str, "target?": str},
+    "keep": {"card": str},
 }
 
 
@@ -75,8 +79,8 @@ class LandRules(KernelRules):
     schemas = SCHEMAS
 
     def new_game_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
-        """Return a new game's options with the newest record format pinned (facts only)."""
-        return {"record_format": NEWEST_RECORD, **options}
+        """Return a new game's options with the newest record format and card data pinned."""
+        return {"record_format": NEWEST_RECORD, CARD_DATA: LATEST_CARD_DATA, **options}
 
     def initial_events(self, game_id: str, setup: Setup) -> list[Event]:
         """Return the events creating a game: counters, options, then setup until a decision."""

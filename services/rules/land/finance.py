@@ -7,6 +7,8 @@ from typing import Any
 
 from services.kernel.errors import RuleViolation
 from services.rules.kernel.state import State
+from services.rules.land.abilities import ignorer, use_options
+from services.rules.land.abilities_flow import use_ability
 from services.rules.land.damage import can_carry
 from services.rules.land.data import card, economy
 from services.rules.land.economy import (
@@ -23,8 +25,18 @@ from services.rules.land.economy import (
 )
 from services.rules.land.flow import Args, Ctx, answer, options, sync_bank, sync_town, task
 from services.rules.land.party import CROWNS, can_load
-from services.rules.land.play import play_card, playable
-from services.rules.land.state import bank, game_options, home, perks_of, players, town
+from services.rules.land.play import ignore_info, play_card, playable
+from services.rules.land.setup import is_solo
+from services.rules.land.state import (
+    bank,
+    game_options,
+    home,
+    neutral_factions,
+    neutral_id,
+    perks_of,
+    players,
+    town,
+)
 
 FACTS = {
     "sell_tech": "tech_sold",
@@ -57,6 +69,19 @@ def _perk_draw_options(state: State, seat: str) -> list[tuple[str, Args]]:
     if not (state.count("deck.action") or state.zone("discard.action")):
         return []
     return [("perk_draw", {})]
+
+
+def hire_targets(state: State, seat: str) -> list[str]:
+    """Return whom an NPCM may be hired against: the other seats; in Solo I, a Neutral Faction.
+
+    Solo I keeps "3rd. Hire NPCMs" with no other player; "All other Factions are Neutral
+    Factions", and the Overview lets an ability "affect another Party or Faction" (its
+    example: "the player can target any Neutral Faction"), so the player names one (`nf<N>`).
+    """
+    others = [o for o in players(state) if o != seat]
+    if others or not is_solo(game_options(state)):
+        return others
+    return [neutral_id(f) for f in neutral_factions(state)]
 
 
 def _load_options(state: State, seat: str) -> list[tuple[str, Args]]:
@@ -111,13 +136,13 @@ def _finance_options(ctx: Ctx, seat: str, sub: str) -> list[tuple[str, Args]]:
         opts += _load_options(ctx.state, seat)
         opts += _perk_draw_options(ctx.state, seat)
     else:  # hire
+        targets = hire_targets(ctx.state, seat)
         for c in sorted(ctx.state.zone(f"hand.{seat}")):
             npcm = card(c).get("npcm")
             if npcm and t.salvage >= int(npcm["hire"]):
-                opts += [
-                    ("hire", {"card": c, "target": o}) for o in players(ctx.state) if o != seat
-                ]
+                opts += [("hire", {"card": c, "target": o}) for o in targets]
     opts += playable(ctx, seat, TIMED.get(sub, ()))
+    opts += use_options(ctx.state, seat, TIMED.get(sub, ()))  # abilities (card data 2)
     return opts
 
 
@@ -202,14 +227,36 @@ def _financed(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
     elif kind == "hire":
         npcm = card(args["card"])["npcm"]
         sync_town(ctx, seat, adjust(t, salvage=-int(npcm["hire"])), "NPCM hired")
+        target = args["target"]
+        if target in players(ctx.state) and ignorer(ctx.state, target):
+            # "ignore an Action card played on you, including NPCMs": the target may
+            c = args["card"]
+            ctx.move(c, f"hand.{seat}", f"play.{seat}")
+            ctx.note("npcm_hired", seat=seat, card=c, target=target)
+            then = ("npcm_enlist", {"seat": seat, "card": c, "target": target})
+            ctx.push(("played_on_ask", ignore_info(seat, c, target, then)))
+            return
         ctx.move(args["card"], f"hand.{seat}", f"npcm.{seat}")
-        hired = ctx.state.var("npcms", [])
-        at = list(home(ctx.state, seat))
-        entry = {"card": args["card"], "hirer": seat, "target": args["target"], "at": at}
-        ctx.setv("npcms", [*hired, entry])
-        ctx.note("npcm_hired", seat=seat, card=args["card"], target=args["target"])
+        _enlist(ctx, seat, args["card"], target)
+        ctx.note("npcm_hired", seat=seat, card=args["card"], target=target)
     elif kind == "play":
         play_card(ctx, seat, args["card"], args["target"])
+    elif kind == "use":
+        use_ability(ctx, seat, args["card"], args.get("target", ""))
+
+
+def _enlist(ctx: Ctx, seat: str, c: str, target: str) -> None:
+    """Put a hired NPCM in play: it starts in the hirer's starting town."""
+    hired = ctx.state.var("npcms", [])
+    entry = {"card": c, "hirer": seat, "target": target, "at": list(home(ctx.state, seat))}
+    ctx.setv("npcms", [*hired, entry])
+
+
+@task("npcm_enlist")
+def _npcm_enlist(ctx: Ctx, a: Args) -> None:
+    """A hired NPCM its target did not ignore enters play."""
+    ctx.move(a["card"], f"play.{a['seat']}", f"npcm.{a['seat']}")
+    _enlist(ctx, a["seat"], a["card"], a["target"])
 
 
 @task("timed_plays")

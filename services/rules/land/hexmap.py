@@ -149,3 +149,14 @@ def step_toward(m: GameMap, start: Hex, goal: Hex, points: int, mountain_cost: i
             break
         here, left = nxt, left - cost
     return here
+
+
+def hex_steps(a: Hex, b: Hex, limit: int) -> int | None:
+    """Return how many hexes apart a and b are (any terrain), or None when over `limit`."""
+    seen, ring = {a}, [a]
+    for d in range(limit + 1):
+        if b in ring:
+            return d
+        ring = [n for h in ring for n in _adjacent(h) if n not in seen]
+        seen.update(ring)
+    return None

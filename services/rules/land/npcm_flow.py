@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from services.rules.land.data import card, economy
+from services.rules.land.data import card, economy, factions
 from services.rules.land.economy import claim_resource, lose_resource, town_attack
 from services.rules.land.flow import Args, Ctx, sync_town, task
 from services.rules.land.hexmap import distances, game_map
 from services.rules.land.pvp import npcm_goal, npcm_move, raider_assignment
-from services.rules.land.state import home, pos, town
+from services.rules.land.state import home, neutral_of, pos, town
 
 MOUNTAIN = int(economy()["mountain_move_cost"])
 
@@ -36,13 +36,11 @@ def _npcm_turn(ctx: Ctx, a: Args) -> None:
         return
     m = game_map()
     resource = _nearest_resource(ctx, target, at)
-    goal = npcm_goal(
-        info["class"],
-        n.get("assignment", ""),
-        pos(ctx.state, target),
-        home(ctx.state, target),
-        resource,
-    )
+    nf = neutral_of(target)
+    # a Neutral Faction (Solo I's target, register 30) has a town and no party
+    town_at = _at(factions()[nf]["at"]) if nf is not None else home(ctx.state, target)
+    party_at = town_at if nf is not None else pos(ctx.state, target)
+    goal = npcm_goal(info["class"], n.get("assignment", ""), party_at, town_at, resource)
     end, arrived = npcm_move(m, at, goal, int(info["speed"]), MOUNTAIN)
     hired = ctx.state.var("npcms")
     hired[i] = dict(n, at=list(end))
@@ -54,8 +52,16 @@ def _npcm_turn(ctx: Ctx, a: Args) -> None:
         ctx.push(("npcms_act", {"i": i + 1}))
 
 
+def _at(xy: list[int]) -> tuple[int, int]:
+    return (int(xy[0]), int(xy[1]))
+
+
 def _nearest_resource(ctx: Ctx, target: str, at: tuple[int, int]) -> tuple[int, int] | None:
-    owned = town(ctx.state, target).resources
+    owned: tuple[str, ...] = town(ctx.state, target).resources
+    if neutral_of(target) is not None:
+        # Neutral Factions own no Resource here: their land is every Resource no one holds
+        owners = ctx.state.var("resources", {}) or {}
+        owned = tuple(sorted(r for r in game_map().resources if r not in owners))
     if not owned:
         return None
     d = distances(game_map(), at, MOUNTAIN)
@@ -79,7 +85,9 @@ def _strike(ctx: Ctx, a: Args) -> None:
     n = hired[i]
     info = card(n["card"])["npcm"]
     target, hirer = n["target"], n["hirer"]
-    if info["class"] == "raider" and n.get("assignment") == "resource":
+    if neutral_of(target) is not None:
+        _neutral_strike(ctx, n, info, a)
+    elif info["class"] == "raider" and n.get("assignment") == "resource":
         r = game_map().resource_at(tuple(a["goal"]))
         if r is not None and r.id in town(ctx.state, target).resources:
             sync_town(ctx, target, lose_resource(town(ctx.state, target), r.id), "raided")
@@ -97,3 +105,18 @@ def _strike(ctx: Ctx, a: Args) -> None:
     ctx.move(n["card"], f"npcm.{hirer}", pile)
     ctx.setv("npcms", [x for j, x in enumerate(hired) if j != i])
     ctx.push(("npcms_act", {"i": i}))
+
+
+def _neutral_strike(ctx: Ctx, n: Args, info: Args, a: Args) -> None:
+    """An NPCM hired against a Neutral Faction (Solo I) arrives: Raiders sent for a Resource
+    claim it for the hirer if no one holds it and the hirer has room; the town has no Town
+    Health track and the faction no party, so every other strike changes nothing."""
+    if info["class"] != "raider" or n.get("assignment") != "resource" or "goal" not in a:
+        return
+    r = game_map().resource_at(_at(a["goal"]))
+    owners = ctx.state.var("resources", {}) or {}
+    hirer = n["hirer"]
+    if r is None or r.id in owners or len(town(ctx.state, hirer).resources) >= 5:
+        return
+    sync_town(ctx, hirer, claim_resource(town(ctx.state, hirer), r.id), "raided")
+    ctx.note("resource_claimed", seat=hirer, resource=r.id)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from services.rules.land.abilities import ignorer
 from services.rules.land.damage import heal, is_dead, take_damage
 from services.rules.land.data import DAMAGE_TYPES, card
 from services.rules.land.deeds import Weeks, gain
@@ -29,10 +30,29 @@ def playable(ctx: Ctx, seat: str, timings: tuple[str, ...]) -> list[tuple[str, A
 
 
 def play_card(ctx: Ctx, seat: str, c: str, target: str) -> None:
-    """Play an Action card: to the discard pile, then its effects (outside skill checks)."""
+    """Play an Action card: to the discard pile, then its effects (outside skill checks).
+
+    A card played on another seat that may ignore it (a special ability, card data 2) waits
+    face up in `play.<seat>` while that seat chooses (abilities_flow.py, `played_on_ask`)."""
+    if target != seat and target in players(ctx.state) and ignorer(ctx.state, target):
+        ctx.move(c, f"hand.{seat}", f"play.{seat}")
+        ctx.note("action_played", seat=seat, card=c, target=target, timing=card(c)["timing"])
+        info = {"seat": seat, "card": c, "target": target}
+        ctx.push(("played_on_ask", ignore_info(seat, c, target, ("play_resolve", info))))
+        return
     ctx.move(c, f"hand.{seat}", "discard.action")
     ctx.note("action_played", seat=seat, card=c, target=target, timing=card(c)["timing"])
     apply_effects(ctx, seat, target, card(c)["effects"])
+
+
+def ignore_info(
+    by: str, c: str, target: str, then: tuple[str, Args], after: tuple[str, Args] | None = None
+) -> Args:
+    """Return the args of `played_on_ask` (abilities_flow.py) for a card waiting in play."""
+    info: Args = {"by": by, "card": c, "target": target, "zone": f"play.{by}", "then": list(then)}
+    if after is not None:
+        info["after"] = list(after)
+    return info
 
 
 def apply_effects(ctx: Ctx, seat: str, target: str, effects: list[dict[str, Any]]) -> None:

@@ -9,6 +9,8 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from services.rules.kernel.state import State
+from services.rules.land.abilities import use_options
+from services.rules.land.abilities_flow import use_ability
 from services.rules.land.data import card
 from services.rules.land.economy import adjust
 from services.rules.land.flow import Args, Ctx, answer, options, sync_town, task
@@ -59,7 +61,7 @@ def _window_options(ctx: Ctx, seat: str) -> list[tuple[str, Args]]:
     if seat in (fight["attacker"], fight["defender"]):
         hand = sorted(ctx.state.zone(f"hand.{seat}"))
         opts += [("play", {"card": c, "target": seat}) for c in hand if pvp_bonus(c)]
-    return opts + playable(ctx, seat, ("any",))
+    return opts + playable(ctx, seat, ("any",)) + use_options(ctx.state, seat, ("any",))
 
 
 @options("pvp_window")
@@ -100,6 +102,9 @@ def _window_answer(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
         return
     _advance(ctx, played=True)
     c = args["card"]
+    if kind == "use":  # an "any" ability (card data 2), e.g. a steal from the other party
+        use_ability(ctx, seat, c, args.get("target", ""))
+        return
     n = pvp_bonus(c)
     if card(c)["timing"] != "pvp":
         play_card(ctx, seat, c, args["target"])

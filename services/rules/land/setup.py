@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from services.rules.land.data import economy
+from services.rules.land.data import CARD_DATA_VERSIONS, economy
 
 OPTION_KEYS = (
     "short_game",
@@ -20,6 +20,7 @@ OPTION_KEYS = (
     "challenge",
     "pvp_option",
     "record_format",
+    "card_data",
 )
 RECORD_FORMATS = (1, 2)  # 2: facts only (kernel README, "compact engines"); absent: 1
 NEWEST_RECORD = 2
@@ -121,6 +122,9 @@ def validate_options(options: Mapping[str, Any]) -> dict[str, Any]:
     fmt = out.get("record_format", 1)
     if isinstance(fmt, bool) or fmt not in RECORD_FORMATS:
         raise ValueError(f"options.record_format: must be one of {list(RECORD_FORMATS)}")
+    data = out.get("card_data", 1)  # absent: the original card data (games made before it)
+    if isinstance(data, bool) or data not in CARD_DATA_VERSIONS:
+        raise ValueError(f"options.card_data: must be one of {list(CARD_DATA_VERSIONS)}")
     if not isinstance(out.get("ronin", False), bool):
         raise ValueError("options.ronin: must be true or false")
     if out.get("ronin") and is_solo(out):

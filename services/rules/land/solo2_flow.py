@@ -7,7 +7,8 @@ from types import MappingProxyType
 
 from services.rules.kernel.api import ChanceRequest
 from services.rules.kernel.state import State
-from services.rules.land.data import card, economy, factions
+from services.rules.land.abilities import ignorer
+from services.rules.land.data import economy
 from services.rules.land.economy import adjust, lose_resource
 from services.rules.land.flow import Args, Ctx, answer, sync_town, task
 from services.rules.land.hexmap import distances, game_map
@@ -27,12 +28,19 @@ from services.rules.land.oftec import (
     solo2,
 )
 from services.rules.land.pvp_party_flow import PARTIES as PVP_PARTIES
+from services.rules.land.red_dot_flow import RED_DISCARD, enter
 from services.rules.land.setup import is_solo2
 from services.rules.land.solo_decks import RED_DOT_DECK, solo_deck
-from services.rules.land.state import faction_of, game_options, pos, starting_techs, town
+from services.rules.land.state import (
+    faction_of,
+    game_options,
+    opposing_factions,
+    pos,
+    starting_techs,
+    town,
+)
 
 PLAYER = "p1"  # Solo Variant II has one seat
-RED_DISCARD = f"discard.{RED_DOT_DECK}"
 MOUNTAIN = int(economy()["mountain_move_cost"])
 
 
@@ -48,7 +56,7 @@ def level(state: State) -> Challenge:
 
 def opposing(state: State) -> list[int]:
     """Return the opposing factions' 1d10 numbers in the order they were rolled."""
-    return [int(f) for f in state.var("opposing", [])]
+    return opposing_factions(state)
 
 
 # --- set up ---------------------------------------------------------------------------
@@ -290,7 +298,10 @@ def _pvp1_draw(ctx: Ctx, a: Args) -> None:
             if c != n:
                 ctx.move(c, f"play.{of}", RED_DISCARD)
         at = list(pos(ctx.state, PLAYER))  # "enters play at the player's Party location"
-        _enter(ctx, n, of, at)
+        if ignorer(ctx.state, PLAYER):  # the player may ignore it (a special ability)
+            ctx.push(("red_dot_enter", {"of": of, "card": n, "at": at}))
+            return
+        enter(ctx, n, of, at)
         return
     for c in drawn:
         ctx.move(c, f"play.{of}", RED_DISCARD)
@@ -301,111 +312,3 @@ def _pvp1_draw(ctx: Ctx, a: Args) -> None:
         ("draw", {"seat": "", "deck": RED_DOT_DECK, "n": 1, "zone": f"play.{of}"}),
         ("pvp1_draw", a),
     )
-
-
-# --- the Red Dot Action deck ----------------------------------------------------------
-
-
-@task("red_dot_draw")
-def _red_dot_draw(ctx: Ctx, a: Args) -> None:
-    # "Draw and play 1 card from the Red Dot Action deck."
-    of = opposing_id(int(a["faction"]))
-    ctx.push(
-        ("draw", {"seat": "", "deck": RED_DOT_DECK, "n": int(a["n"]), "zone": f"play.{of}"}),
-        ("red_dot_play", {"faction": a["faction"]}),
-    )
-
-
-def _enter(ctx: Ctx, c: str, of: str, at: list[int]) -> None:
-    """An NPCM enters play for an opposing faction, unpaid, targeting the player."""
-    ctx.move(c, f"play.{of}", f"npcm.{of}")
-    entry = {"card": c, "hirer": of, "target": PLAYER, "at": at}
-    ctx.setv("npcms", [*ctx.state.var("npcms", []), entry])
-    ctx.note("npcm_entered", faction=of, card=c, at=at)
-
-
-@task("red_dot_play")
-def _red_dot_play(ctx: Ctx, a: Args) -> None:
-    f = int(a["faction"])
-    of = opposing_id(f)
-    for c in list(ctx.state.zone(f"play.{of}")):
-        data = card(c)
-        if "npcm" in data:
-            # "NPCMs originate in that Faction's Starting Town Location" / "That Faction does
-            # not pay their hiring cost."
-            _enter(ctx, c, of, list(factions()[f]["at"]))
-        elif data["timing"] in ("town_business", "any"):
-            _resolve(ctx, of, c)
-        else:
-            ctx.note("red_dot_waiting", faction=f, card=c, timing=data["timing"])
-
-
-def _resolve(ctx: Ctx, of: str, c: str) -> None:
-    """Resolve a Red Dot Action card on the player, then discard it."""
-    ctx.move(c, f"play.{of}", RED_DISCARD)
-    ctx.note("action_played", seat=of, card=c, target=PLAYER, timing=card(c)["timing"])
-    for e in card(c)["effects"]:
-        ((op, arg),) = e.items()
-        t = town(ctx.state, PLAYER)
-        if op in ("salvage", "prestige", "town_health"):
-            sync_town(ctx, PLAYER, adjust(t, **{op: -abs(int(arg))}), "red dot")
-        elif op == "steal" and arg["what"] == "salvage":
-            # the opposing faction keeps no coins: the player's go to the Bank
-            sync_town(ctx, PLAYER, adjust(t, salvage=-min(int(arg["n"]), t.salvage)), "red dot")
-        elif op == "steal":
-            ctx.push(("lose_random_spoils", {"seat": PLAYER, "to": ""}))
-        elif op == "damage":
-            d = {"seat": PLAYER, "type": arg["type"], "n": arg["n"], "how": arg["target"]}
-            ctx.push(("damage", d))
-        elif op == "weeks":
-            left = ctx.state.count(f"weeks.{PLAYER}")
-            ctx.set_to(f"weeks.{PLAYER}", max(0, left - abs(int(arg))), "red dot")
-
-
-def waiting(state: State, timing: str) -> list[tuple[str, str]]:
-    """Return the (opposing faction, card) Red Dot cards in play waiting for a timing."""
-    out = []
-    for f in opposing(state):
-        of = opposing_id(f)
-        out += [(of, c) for c in state.zone(f"play.{of}") if card(c)["timing"] == timing]
-    return out
-
-
-@task("red_dot_timing")
-def _red_dot_timing(ctx: Ctx, a: Args) -> None:
-    # "Red Dot Action cards take effect, in the Phase or Sub-Phase it lists"
-    for of, c in waiting(ctx.state, a["timing"]):
-        _resolve(ctx, of, c)
-
-
-def check_card(state: State) -> tuple[str, str] | None:
-    """Return the first Red Dot skill-check card waiting in play, if any."""
-    cards = waiting(state, "skill_check")
-    return cards[0] if cards else None
-
-
-@task("red_dot_check")
-def _red_dot_check(ctx: Ctx, a: Args) -> None:
-    """The opposing faction plays its waiting skill-check card on the player's check."""
-    found = check_card(ctx.state)
-    chk = ctx.state.var("check")
-    if found is None or chk is None:
-        ctx.push(("window", {}))
-        return
-    of, c = found
-    ctx.move(c, f"play.{of}", RED_DISCARD)
-    ctx.note("action_played", seat=of, card=c, target=chk["seat"], timing="skill_check")
-    ((op, arg),) = card(c)["effects"][0].items()
-    if op == "successes":
-        ctx.setv("check", dict(chk, bonus=int(chk["bonus"]) + int(arg["n"])))
-        ctx.push(("window", {}))
-        return
-    # reroll_opponent: the player's successful dice are rolled again
-    ones = [v % 10 for v in chk["values"]]
-    faces = chk["faces"]
-    hits = [f != 10 and (f == 1 or f <= o) for f, o in zip(faces, ones, strict=True)]
-    pick = [i for i, h in enumerate(hits) if h][: int(arg)]
-    if not pick:
-        ctx.push(("window", {}))
-        return
-    ctx.roll(["d10"] * len(pick), f"reroll for {chk['seat']}", "rerolled", idx=pick)

@@ -133,3 +133,24 @@ def own_town(state: State, seat: str) -> tuple[int, int]:
 def wandering(state: State, seat: str) -> bool:
     """Return whether a Ronin party has not yet completed a City/Rad Encounter."""
     return state.var(f"ronin.{seat}") == "wandering"
+
+
+def opposing_factions(state: State) -> list[int]:
+    """Return Solo II's opposing factions (1d10 numbers) in the order they were rolled."""
+    return [int(f) for f in state.var("opposing", []) or []]
+
+
+def neutral_factions(state: State) -> list[int]:
+    """Return the Neutral Factions: those no seat plays and no Solo II faction opposes with."""
+    taken = taken_factions(state) | set(opposing_factions(state))
+    return [f for f in sorted(factions()) if f not in taken]
+
+
+def neutral_id(faction_roll: int) -> str:
+    """Return the key naming a Neutral Faction as a target (`nf3` for faction 3)."""
+    return f"nf{faction_roll}"
+
+
+def neutral_of(key: str) -> int | None:
+    """Return the faction of a Neutral Faction key (`nf3` -> 3), or None for any other key."""
+    return int(key[2:]) if key.startswith("nf") and key[2:].isdigit() else None

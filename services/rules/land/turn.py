@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from services.rules.kernel.state import State
+from services.rules.land.abilities import usable
 from services.rules.land.business import deal_counts, income, over_hand_limit
 from services.rules.land.data import card, economy
 from services.rules.land.deeds import Weeks, new_turn
@@ -188,6 +189,8 @@ def _produce(ctx: Ctx, a: Args) -> None:
         draws += d
         ctx.note("resource_produced", seat=seat, resource=r, yields=dict(m.resources[r].yields))
     sync_town(ctx, seat, adjust(t, salvage=gain, town_health=th), "production")
+    if usable(ctx.state, seat, ("resource_production",)):  # abilities (card data 2)
+        ctx.push(("production_abilities", {"seat": seat}))
     for deck in draws:
         zone = f"hand.{seat}" if deck == "action" else f"auction.{seat}"
         ctx.push(("draw", {"seat": seat, "deck": deck, "n": 1, "zone": zone}))

@@ -6,16 +6,19 @@ from collections import Counter
 from typing import Any
 
 from services.rules.land.data import (
+    CARD_DATA_VERSIONS,
     DAMAGE_TYPES,
+    LATEST_CARD_DATA,
     NPCM_CLASSES,
     SKILLS,
     TIMINGS,
     catalog,
+    deck_cards,
     economy,
     factions,
     town_events,
 )
-from services.rules.land.effects import PERKS, walk
+from services.rules.land.effects import PERKS, check_ability, walk
 from services.rules.land.hexmap import distances, game_map
 
 
@@ -92,10 +95,25 @@ def test_every_effect_primitive_is_known() -> None:
         walk(effects, where)
 
 
-def test_deck_sizes_and_the_nine_npcms() -> None:
-    decks = catalog().decks
-    sizes = {k: len(v) for k, v in decks.items()}
-    assert sizes == {
+def test_every_special_ability_is_known_and_on_characters_or_spoils() -> None:
+    abled = [c for c in catalog().cards.values() if "ability" in c]
+    for c in abled:
+        check_ability(c["ability"], c["id"])
+        assert c["deck"] in ("characters", "spoils"), c["id"]
+    # card data 2 adds one card per example of the solo Overview's converted abilities
+    added = {c["id"]: c["ability"]["timing"] for c in abled if c.get("since") == 2}
+    assert added == {
+        "ch_61": "resource_production",
+        "ch_62": "any",
+        "ch_63": "any",
+        "signal_scrambler": "played_on",
+        "wiretap_kit": "town_business",
+    }
+    assert all(c.get("since", 1) in CARD_DATA_VERSIONS for c in catalog().cards.values())
+
+
+def test_deck_sizes_per_card_data_version_and_the_nine_npcms() -> None:
+    original = {
         "characters": 60,
         "spoils": 110,
         "action": 60,
@@ -104,6 +122,18 @@ def test_deck_sizes_and_the_nine_npcms() -> None:
         "encounter_city_rad": 40,
         "missions": 20,
     }
+    assert {d: len(deck_cards(d, 1)) for d in original} == original
+    # card data 2 adds the five cards of the converted abilities (register 31)
+    assert {d: len(deck_cards(d, 2)) for d in original} == {
+        **original,
+        "characters": 63,
+        "spoils": 112,
+    }
+    assert {k: len(v) for k, v in catalog().decks.items()} == {
+        d: len(deck_cards(d, LATEST_CARD_DATA)) for d in original
+    }
+    for d in original:  # a version only adds cards: every earlier deck is a prefix
+        assert deck_cards(d, 2)[: len(deck_cards(d, 1))] == deck_cards(d, 1)
     npcms = [c for c in catalog().cards.values() if "npcm" in c]
     assert len(npcms) == 9 and all(c["deck"] == "action" for c in npcms)
     assert {c["npcm"]["class"] for c in npcms} == set(NPCM_CLASSES)

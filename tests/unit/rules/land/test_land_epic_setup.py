@@ -18,7 +18,7 @@ from services.rules.kernel.api import CHANCE, Event
 from services.rules.kernel.dealer import Dealer
 from services.rules.kernel.state import State
 from services.rules.land import RULES
-from services.rules.land.data import catalog, economy
+from services.rules.land.data import catalog, deck_cards, economy
 from services.rules.land.flow import REGISTRY
 from services.rules.land.party import CROWNS
 from services.rules.playout import pick
@@ -95,7 +95,8 @@ def test_each_epic_seat_is_dealt_7_characters_11_spoils_and_4_action_cards() -> 
     held = [c for z, cs in state.zones.items() for c in cs]
     assert len(held) == len(set(held))
     assert len(held) + sum(state.count(f"deck.{d}") for d in catalog().decks) == sum(
-        len(cards) for cards in catalog().decks.values()
+        len(deck_cards(d, 1))
+        for d in catalog().decks  # a game of the original card data
     )
 
 

@@ -22,6 +22,21 @@ def test_views_and_feeds_of_land_games_never_name_a_hidden_card() -> None:
     assert checks > 1000
 
 
+def test_special_abilities_of_card_data_2_leak_no_hidden_card() -> None:
+    # given new games (card data 2) where abilities look at hands and take roster cards
+    checks, used = 0, 0
+    for i, n in enumerate((3, 4, 6)):
+        seats = {f"p{k}": f"a{k}-{i}" for k in range(1, n + 1)}
+        gid = f"abilities{i}"
+        options = {"short_game": True, "max_turns": 3, "card_data": 2}
+        p = play(RULES, Setup(seats, options), f"ab{i}", gid)
+        used += sum(e.type == "hands_seen" for e in p.events)
+        # then no reader sees a card id before an event visible to it names it (the hands
+        # shown by "look at each players' hand" reach only the seat that looked)
+        checks += scan_game("land", gid, envelopes(RULES, gid, seats, p), {"land": RULES})
+    assert used > 0 and checks > 1000  # the 6-seat game looks at the other hands
+
+
 def test_a_seat_view_shows_its_hand_and_only_counts_of_others() -> None:
     seats = {"p1": "a", "p2": "b", "p3": "c"}
     p = play(RULES, Setup(seats, {"max_turns": 1}), "hv", "hv")

@@ -43,7 +43,11 @@ COMBOS: list[tuple[int, dict[str, Any]]] = [(1, o) for o in SOLO] + [
 def _setup(i: int) -> Setup:
     seats, opts = COMBOS[i % len(COMBOS)]
     turns = 3 if i % 10 == 0 else 1 + i % 2
-    return Setup({f"p{k}": f"u{k}" for k in range(1, seats + 1)}, {**opts, "max_turns": turns})
+    # every other round of the combinations is of new games (card data 2: Solo I's NPCMs,
+    # the solo Allies, the special abilities), the others of the original card data
+    data = {"card_data": 2} if (i // len(COMBOS)) % 2 else {}
+    seats_ = {f"p{k}": f"u{k}" for k in range(1, seats + 1)}
+    return Setup(seats_, {**opts, **data, "max_turns": turns})
 
 
 def _check(state: State) -> None:
@@ -96,6 +100,9 @@ def test_option_playouts_end_with_invariants_and_replay(chunk: int) -> None:
 
 
 def test_every_variant_and_toggle_is_played() -> None:
-    seen = {repr(sorted(_setup(i).options.items())[:-1]) for i in range(GAMES)}
+    seen = {
+        repr(sorted((k, v) for k, v in _setup(i).options.items() if k != "max_turns"))
+        for i in range(GAMES)
+    }
     assert len(COMBOS) == 27 and len({repr(sorted(o.items())) for _, o in COMBOS}) == 27
-    assert len(seen) >= len(COMBOS)
+    assert len(seen) == 2 * len(COMBOS)  # each of the original card data and of data 2

@@ -14,12 +14,12 @@ import pytest
 from services.rules.kernel.api import Setup
 from services.rules.kernel.state import State
 from services.rules.land import RULES
-from services.rules.land.data import catalog, economy, factions
+from services.rules.land.data import economy, factions
+from services.rules.land.solo_decks import solo_deck
 from services.rules.land.state import DECK_NAMES, town
 from services.rules.playout import play
 
 GAMES = 200
-TOTAL_CARDS = sum(len(v) for v in catalog().decks.values())
 
 
 def _full(i: int) -> bool:
@@ -33,7 +33,10 @@ def _setup(i: int) -> Setup:
     if _full(i):
         return Setup(seats, {})
     turns = 3 if i % 10 == 5 else 1
-    return Setup(seats, {"short_game": True, "max_turns": turns})
+    # odd games are new games (card data 2: the special abilities act), even ones games of
+    # the original card data
+    data = {"card_data": 2} if i % 2 else {}
+    return Setup(seats, {"short_game": True, "max_turns": turns, **data})
 
 
 def _check_invariants(state: State) -> None:
@@ -42,7 +45,8 @@ def _check_invariants(state: State) -> None:
     in_zones = Counter(c for cards in state.zones.values() for c in cards)
     assert all(n == 1 for n in in_zones.values()), in_zones.most_common(3)
     in_decks = sum(state.count(f"deck.{d}") for d in DECK_NAMES)
-    assert sum(in_zones.values()) + in_decks == TOTAL_CARDS
+    total = sum(len(solo_deck(d, state.var("options"))) for d in DECK_NAMES)
+    assert sum(in_zones.values()) + in_decks == total
     for s in seats:
         assert state.count(f"salvage.{s}") >= 0
         assert 0 <= state.count(f"prestige.{s}") <= 20

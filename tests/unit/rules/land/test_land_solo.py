@@ -9,7 +9,7 @@ import pytest
 from services.kernel.errors import InvalidArgument
 from services.rules.kernel.api import Setup
 from services.rules.land import RULES
-from services.rules.land.data import card, catalog
+from services.rules.land.data import card, catalog, deck_cards
 from services.rules.land.setup import setup_numbers, validate_options
 from services.rules.land.solo import buy_options, solo_price
 from services.rules.land.solo_decks import RED_DOT_DECKS, solo_deck
@@ -26,7 +26,7 @@ def test_red_dot_cards_are_removed_from_action_encounter_and_mission_decks() -> 
     # Mission decks. Place them in the box."
     for name in DECK_NAMES:
         # given the solo deck and the core deck
-        solo, core = solo_deck(name, SOLO1), catalog().decks[name]
+        solo, core = solo_deck(name, SOLO1), deck_cards(name, 1)  # the original card data
         red = [c for c in core if card(c).get("red_dot")]
         # then exactly the Red Dot cards of those decks are gone
         if name in RED_DOT_DECKS:
