@@ -25,6 +25,7 @@ from services.kernel.localservers import free_port
 from services.kernel.store.sqlite import SqliteEventStore
 from services.matchmaking.ratings import placements as rating_groups
 from services.matchmaking.timers import check_all
+from services.rules.land import RULES as LAND
 
 WAIT_S = 30.0
 QUICK_LAND = {"short_game": True, "max_turns": 1}
@@ -257,7 +258,8 @@ async def test_one_player_is_matched_at_once_for_land_solo_i(stack: Stack) -> No
     game_id = found.match.game_id
     created = (await stack.main.store.read(f"game-{game_id}"))[0]
     assert created.data["seats"] == {"p1": "sol"}
-    assert created.data["options"] == {"variant": "solo1"}
+    # (with what the engine pins for every new game: record format, card data)
+    assert created.data["options"] == LAND.new_game_options({"variant": "solo1"})
     g = await stack.rules.GetGame(rules_pb2.GetGameRequest(game_id=game_id), metadata=md("sol"))
     assert g.waiting_for == "p1" and not g.ended
     legal = await stack.rules.ListLegalCommands(
@@ -286,7 +288,7 @@ async def test_a_solo_ii_player_picks_a_challenge_level_and_the_game_is_created_
     assert (found.match.seat, found.match.pool) == ("p1", "rules-land")
     # then the game is Solo Variant II at the level the player chose, waiting for them
     created = (await stack.main.store.read(f"game-{found.match.game_id}"))[0]
-    assert created.data["options"] == {"variant": "solo2", "challenge": 4}
+    assert created.data["options"] == LAND.new_game_options({"variant": "solo2", "challenge": 4})
     g = await stack.rules.GetGame(
         rules_pb2.GetGameRequest(game_id=found.match.game_id), metadata=md("ult")
     )
