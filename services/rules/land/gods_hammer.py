@@ -183,6 +183,9 @@ def _party_nuked(ctx: Ctx, a: Args) -> None:
 def _fallout(ctx: Ctx, a: Args) -> None:
     seat = a["seat"]
     crowns = [k for k in CROWNS if member(ctx.state, seat, k) is not None]
+    if not crowns:  # nobody left to check: the party is only pushed out (no dice to roll)
+        _regroup(ctx, seat)
+        return
     dice = ["d10"] * (len(FALLOUT_SKILLS) * len(crowns))
     ctx.roll(dice, f"fallout checks of {seat}", "fallout_rolled", seat=seat, crowns=crowns)
 

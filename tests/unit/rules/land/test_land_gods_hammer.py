@@ -174,3 +174,20 @@ def test_relocation_needs_a_neutral_unradiated_town() -> None:
     before = faction_of(ctx.state, "p1")
     relocate(ctx, "p1")
     assert faction_of(ctx.state, "p1") == before and ctx.state.var("homeless.p1") is True
+
+
+def test_a_party_with_no_character_left_makes_no_fallout_check() -> None:
+    # "they must make individual Survival and Medical checks": with nobody crowned there is
+    # nobody to check, so no dice are asked for (the dice service refuses a roll of none)
+    from services.rules.land.party import CROWNS
+    from services.rules.land.state import member
+    from tests.unit.rules.land.support import run_tasks
+
+    ctx = _ctx_of({"p1": "u1", "p2": "u2"}, "nocrown")
+    # given p1's party destroyed by a blast (every crowned Character killed)
+    run_tasks(ctx, ("party_nuked", {"seat": "p1"}))
+    assert all(member(ctx.state, "p1", k) is None for k in CROWNS)
+    # when a fallout reaches it
+    notes = run_tasks(ctx, ("fallout", {"seat": "p1"}))
+    # then no roll is pending and no check was made
+    assert ctx.pending is None and "fallout_checked" not in notes
