@@ -9,6 +9,7 @@ live here, never in the engine, as they live in the deck service when served.
 from __future__ import annotations
 
 from services.dice import fair
+from services.dice.engine import MAX_DICE  # the dice service's bound on one roll
 from services.dice.kinds import catalog, read_composite
 from services.rules.kernel.api import CHANCE, DECK_ANSWERS, ChanceRequest, Command
 
@@ -54,6 +55,8 @@ class Dealer:
     def answer(self, req: ChanceRequest) -> Command:
         """Return chance's command for a request."""
         if req.kind == "roll":
+            if not 1 <= len(req.dice) <= MAX_DICE:  # as the dice service refuses it
+                raise ValueError(f"{req.purpose}: roll 1 to {MAX_DICE} dice, not {len(req.dice)}")
             draws, nonce = self._draws()
             return Command(CHANCE, "roll", {"faces": roll_faces(draws, req.dice), "nonce": nonce})
         if req.kind == "shuffle":

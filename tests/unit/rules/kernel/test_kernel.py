@@ -146,3 +146,10 @@ def test_given_a_2d10_roll_pending_when_chance_answers_a_reading_then_it_is_acce
     with pytest.raises(InvalidArgument, match=r"args\.faces"):
         rules.decide(state, Command(CHANCE, "roll", {"faces": ["101"], "nonce": 0}))
     assert rules.legal_commands(state, CHANCE)[0].args["faces"][0] in faces_of("2d10")
+
+
+def test_given_a_roll_of_no_dice_when_the_dealer_answers_then_it_refuses_as_the_service() -> None:
+    # the dice service refuses a roll of 0 dice (INVALID_ARGUMENT), so playouts must too:
+    # an engine that asks for none is found by the property playouts, not in a served game
+    with pytest.raises(ValueError, match="roll 1 to 100 dice, not 0"):
+        Dealer(b"z" * 32, "g0").answer(ChanceRequest("roll", "checks", dice=()))
