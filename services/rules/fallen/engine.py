@@ -81,17 +81,21 @@ def _refusal(state: State, command: Command, pending: dict[str, Any]) -> str:
 CARD_DATA = "card_data"
 
 
+def _version_option(options: Mapping[str, Any], key: str, known: tuple[int, ...], what: str) -> int:
+    """Return a version a game's options name (absent: 1), refusing one not in known."""
+    value = options.get(key, 1)
+    if isinstance(value, float) and value.is_integer():  # protobuf Struct numbers
+        value = int(value)
+    if not isinstance(value, int) or isinstance(value, bool) or value not in known:
+        raise InvalidArgument(
+            f"options.{key}", f"unknown Fallen {what} {str(value)[:20]!r}; known: {list(known)}"
+        )
+    return value
+
+
 def card_data_of(options: Mapping[str, Any]) -> int:
     """Return the card-data version a game's options name (absent: the original, 1)."""
-    version = options.get(CARD_DATA, FIRST)
-    if isinstance(version, float) and version.is_integer():  # protobuf Struct numbers
-        version = int(version)
-    if not isinstance(version, int) or isinstance(version, bool) or version not in VERSIONS:
-        raise InvalidArgument(
-            f"options.{CARD_DATA}",
-            f"unknown Fallen card-data version {str(version)[:20]!r}; known: {list(VERSIONS)}",
-        )
-    return version
+    return _version_option(options, CARD_DATA, VERSIONS, "card-data version")
 
 
 RECORD_FORMATS = (1, 2)
@@ -100,15 +104,7 @@ NEWEST_RECORD = 2
 
 def record_format_of(options: Mapping[str, Any]) -> int:
     """Return the record format a game's options name (absent: 1, the format before it)."""
-    value = options.get(RECORD_FORMAT, 1)
-    if isinstance(value, float) and value.is_integer():  # protobuf Struct numbers
-        value = int(value)
-    if not isinstance(value, int) or isinstance(value, bool) or value not in RECORD_FORMATS:
-        raise InvalidArgument(
-            f"options.{RECORD_FORMAT}",
-            f"unknown Fallen record format {str(value)[:20]!r}; known: {list(RECORD_FORMATS)}",
-        )
-    return value
+    return _version_option(options, RECORD_FORMAT, RECORD_FORMATS, "record format")
 
 
 def version_of(state: State) -> int:
