@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from json.encoder import encode_basestring
 from typing import Any
 
 from services.audit.deckcheck import DeckReplay
@@ -149,12 +150,12 @@ def _data_text(env: Envelope, texts: Texts | None) -> str:
 def _logged_data(env: Envelope, line: str, vis_json: str) -> str | None:
     """Return the text of env's payload in its log line when the line is the canonical
     audit line of env (the payload's text is then what canonical_json writes), else None."""
-    c = canonical_json
+    c = encode_basestring  # canonical_json of a str; the ints below are ints (int())
     head = '{"data":'
     tail = (
-        f',"hash":{c(env.hash)},"position":{c(env.position)},"prev_hash":{c(env.prev_hash)},'
-        f'"schema_version":{c(env.schema_version)},"stream":{c(env.stream)},'
-        f'"type":{c(env.type)},"version":{c(env.version)},"visibility":{vis_json}}}'
+        f',"hash":{c(env.hash)},"position":{env.position},"prev_hash":{c(env.prev_hash)},'
+        f'"schema_version":{env.schema_version},"stream":{c(env.stream)},'
+        f'"type":{c(env.type)},"version":{env.version},"visibility":{vis_json}}}'
     )
     if not line.startswith(head) or not line.endswith(tail):
         return None
