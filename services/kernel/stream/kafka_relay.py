@@ -75,6 +75,7 @@ class KafkaRelay:
         finally:
             for w in waits:
                 w.cancel()
+                w.add_done_callback(_retrieved)
 
     async def _started(self) -> AIOKafkaProducer:
         """Return the producer, starting it on first use."""
@@ -156,3 +157,10 @@ class KafkaRelay:
         if self._producer is not None:
             await self._producer.stop()
             self._producer = None
+
+
+def _retrieved(task: asyncio.Future[object]) -> None:
+    """Retrieve a finished wait's outcome: a blocking read cut off by a closing connection
+    (at shutdown) is not an error to report."""
+    if not task.cancelled():
+        task.exception()
