@@ -16,9 +16,11 @@ TEXT = st.text(max_size=8)
 LEAF = st.none() | st.booleans() | st.integers(-3, 3) | st.sampled_from([0.0, 1.0, -1.5]) | TEXT
 JSON = st.recursive(
     LEAF,
-    lambda inner: st.lists(inner, max_size=5)
-    | st.tuples(inner, inner)
-    | st.dictionaries(TEXT, inner, max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=5)
+        | st.tuples(inner, inner)
+        | st.dictionaries(TEXT, inner, max_size=5)
+    ),
     max_leaves=400,
 )
 
