@@ -18,6 +18,17 @@ STREAM_RE = re.compile(r'"stream"\s*:\s*"([^"]*)"')
 VERSION_RE = re.compile(r'"version"\s*:\s*(\d+)')
 
 
+class LoggedRecord(dict[str, Any]):
+    """An audit record read from a log line, keeping the line: the verifier hashes the
+    payload's text from it instead of encoding the payload again (services/audit/verify.py)."""
+
+    __slots__ = ("line",)
+
+    def __init__(self, fields: dict[str, Any], line: str) -> None:
+        super().__init__(fields)
+        self.line = line
+
+
 def to_jsonl(records: Iterable[Mapping[str, Any]]) -> str:
     """Return records as JSON Lines (canonical JSON, one per line)."""
     return "".join(canonical_json(dict(r)) + "\n" for r in records)
@@ -37,6 +48,7 @@ def parse_jsonl(text: str) -> tuple[list[dict[str, Any]], list[tuple[int, Mismat
             rec = json.loads(line)
             if not isinstance(rec, dict):
                 raise ValueError("not a JSON object")
+            rec = LoggedRecord(rec, line)
         except ValueError as exc:
             stream = STREAM_RE.search(line)
             version = VERSION_RE.search(line)

@@ -19,13 +19,14 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from json.encoder import encode_basestring
 from typing import Any
 
 from services.audit.deckcheck import DeckReplay
 from services.audit.dicecheck import Problem, check_deck, check_dice, deck_nonces
 from services.audit.keys import check_keys, unused_problems
 from services.dice.ledger import ROLLED, SHUFFLE_DRAWN
-from services.kernel.canonical import GENESIS_HASH, canonical_json
+from services.kernel.canonical import GENESIS_HASH, canonical_json, chain_hash_encoded
 from services.kernel.decision import decision_key
 from services.kernel.envelope import Envelope, normalize_visibility, stream_game
 from services.kernel.games import (
@@ -108,9 +109,10 @@ class _Found:
 
 
 def parse_records(
-    records: Sequence[Mapping[str, Any]],
+    records: Sequence[Mapping[str, Any]], lines: dict[int, str] | None = None
 ) -> tuple[list[Envelope], list[tuple[int, Mismatch]]]:
-    """Return the envelopes of well-formed records and a mismatch for each malformed one."""
+    """Return the envelopes of well-formed records and a mismatch for each malformed one
+    (lines, if given, gets the log line of each envelope that came from one, by index)."""
     envs: list[Envelope] = []
     bad: list[tuple[int, Mismatch]] = []
     for i, rec in enumerate(records):
@@ -119,6 +121,9 @@ def parse_records(
             if missing:
                 raise KeyError(", ".join(missing))
             envs.append(record_envelope(rec))
+            line = getattr(rec, "line", None)
+            if lines is not None and isinstance(line, str):
+                lines[len(envs) - 1] = line
         except (KeyError, TypeError, ValueError) as exc:
             stream = str(rec.get("stream", "?")) if isinstance(rec, Mapping) else "?"
             version = rec.get("version", 0) if isinstance(rec, Mapping) else 0
@@ -127,8 +132,66 @@ def parse_records(
     return envs, bad
 
 
-def check_chains(game_id: str, envs: Sequence[Envelope]) -> list[tuple[int, Mismatch]]:
-    """Return order and hash-chain problems, in log order."""
+Texts = dict[int, tuple[Envelope, str]]  # id of an envelope -> it, its data's canonical JSON
+
+
+def _data_text(env: Envelope, texts: Texts | None) -> str:
+    """Return env.data as canonical JSON, encoded once per envelope when texts is given."""
+    if texts is None:
+        return canonical_json(env.data)
+    known = texts.get(id(env))
+    if known is not None and known[0] is env:
+        return known[1]
+    text = canonical_json(env.data)
+    texts[id(env)] = (env, text)
+    return text
+
+
+def _logged_data(env: Envelope, line: str, vis_json: str) -> str | None:
+    """Return the text of env's payload in its log line when the line is the canonical
+    audit line of env (the payload's text is then what canonical_json writes), else None."""
+    c = encode_basestring  # canonical_json of a str; the ints below are ints (int())
+    head = '{"data":'
+    tail = (
+        f',"hash":{c(env.hash)},"position":{env.position},"prev_hash":{c(env.prev_hash)},'
+        f'"schema_version":{env.schema_version},"stream":{c(env.stream)},'
+        f'"type":{c(env.type)},"version":{env.version},"visibility":{vis_json}}}'
+    )
+    if not line.startswith(head) or not line.endswith(tail):
+        return None
+    return line[len(head) : len(line) - len(tail)]
+
+
+def _hash_ok(env: Envelope, texts: Texts | None, line: str | None = None) -> bool:
+    """Return whether env.hash is the SHA-256 of its record (docs/audit.md).
+
+    With its log line, the payload is hashed as the line writes it; only when that digest
+    differs is the payload encoded (a non-canonical line of an unaltered event passes as
+    before; a digest equal to the hash means the line's text is the one the server hashed)."""
+    if texts is None:
+        return env.hash == env.expected_hash()
+    vis = canonical_json(env.visibility)
+    logged = _logged_data(env, line, vis) if line is not None else None
+    if logged is not None:
+        args = (env.stream, env.version, env.type, vis, logged, env.prev_hash)
+        if env.hash == chain_hash_encoded(*args):
+            texts[id(env)] = (env, logged)
+            return True
+    data = _data_text(env, texts)
+    return env.hash == chain_hash_encoded(
+        env.stream, env.version, env.type, vis, data, env.prev_hash
+    )
+
+
+def check_chains(
+    game_id: str,
+    envs: Sequence[Envelope],
+    texts: Texts | None = None,
+    lines: Mapping[int, str] | None = None,
+) -> list[tuple[int, Mismatch]]:
+    """Return order and hash-chain problems, in log order (texts: remember each payload's
+    canonical JSON for the state replay, which compares the same payloads; lines: the log
+    line of an envelope by index, whose payload text is hashed as it stands)."""
     out: list[tuple[int, Mismatch]] = []
     heads: dict[str, tuple[int, str]] = {}
     last_position = 0
@@ -148,20 +211,22 @@ def check_chains(game_id: str, envs: Sequence[Envelope]) -> list[tuple[int, Mism
         elif env.prev_hash != prev:
             what = "prev_hash is not the hash of the event before it"
             out.append((i, Mismatch(env.stream, env.version, what)))
-        elif env.hash != env.expected_hash():
+        elif not _hash_ok(env, texts, lines.get(i) if lines else None):
             what = "hash is not the SHA-256 of its record (the event was altered)"
             out.append((i, Mismatch(env.stream, env.version, what)))
         heads[env.stream] = (max(version, env.version), env.hash)
     return out
 
 
-def _same(expected: Sequence[Event], stored: Sequence[Envelope]) -> bool:
+def _same(
+    expected: Sequence[Event], stored: Sequence[Envelope], texts: Texts | None = None
+) -> bool:
     """Return whether engine events equal stored (upcast) events in type, data, visibility."""
     if len(expected) != len(stored):
         return False
     for ev, env in zip(expected, stored, strict=True):
         vis = ev.visibility if isinstance(ev.visibility, str) else list(ev.visibility)
-        if ev.type != env.type or canonical_json(dict(ev.data)) != canonical_json(env.data):
+        if ev.type != env.type or canonical_json(dict(ev.data)) != _data_text(env, texts):
             return False
         if normalize_visibility(vis) != env.visibility:
             return False
@@ -256,6 +321,7 @@ def replay_state(
     by_key: Mapping[str, int] | None = None,
     deck_used: set[int] | None = None,
     deck_events: Sequence[tuple[int, Envelope]] = (),
+    texts: Texts | None = None,
 ) -> tuple[str, str, list[tuple[int, Mismatch]], set[int]]:
     """Refold the game stream checking each dice answer against the draw keyed by its
     decision (by_key None: a log without keys, draws taken in nonce order) and each deck
@@ -335,7 +401,7 @@ def replay_state(
                 req = pending.chance
                 expected = rules.decide(rp.state, dealt.answer(i, req))
                 stored = [e for _, e in events[k : k + len(expected)]]
-                if not expected or not _same(expected, stored):
+                if not expected or not _same(expected, stored, texts):
                     what = f"does not follow from the deck stream for {req.kind} {req.deck!r}"
                     problems.append((i, Mismatch(stream, env.version, what)))
                     strict = False
@@ -350,7 +416,7 @@ def replay_state(
                 drawn = draws.get(nonce) if nonce is not None else None
                 expected = _answer(rules, rp.state, pending.chance, drawn)
                 stored = [e for _, e in events[k : k + len(expected)]]
-                if nonce is not None and expected and _same(expected, stored):
+                if nonce is not None and expected and _same(expected, stored, texts):
                     for e in stored:
                         fold(e)
                     rp.used.add(nonce)
@@ -382,9 +448,11 @@ def verify_game(
     problems: Sequence[tuple[int, Mismatch]] = (),
 ) -> Report:
     """Return the report of verifying a game from its audit records (in log order)."""
-    envs, bad = parse_records(records)
+    lines: dict[int, str] = {}
+    envs, bad = parse_records(records, lines)
     found = _Found(chain=[*problems, *bad])
-    found.chain += check_chains(game_id, envs)
+    texts: Texts = {}  # each payload is encoded at most once (none read from a log line)
+    found.chain += check_chains(game_id, envs, texts, lines)
     index = {(e.stream, e.version): i for i, e in enumerate(envs)}
 
     def at(p: Problem) -> tuple[int, Mismatch]:
@@ -411,6 +479,7 @@ def verify_game(
         keys.by_key if keys.keyed else None,
         deck_used,
         deck_at,
+        texts,
     )
     found.state += state_problems
     unused = sorted(set(dice.draws) - used - deck_used)

@@ -6,7 +6,9 @@ Figures (docs/performance.md explains each and keeps the latest numbers):
 - commands/s with 1, 8, 32 concurrent games, embedded and on Redis, each vs echo + append
   at the same concurrency on the same store;
 - Redis append with expected version vs raw redis-py XADD on the same server;
-- `replay --verify` vs decode-only of the same exported logs.
+- `replay --verify` vs decode-only of the same exported logs;
+- projection lag of the faust runner (Kafka-protocol broker) at 80% of the maximum rate
+  it applied in the same run, vs the goal of 50 ms (services/projections/bench_faust.py).
 Every ratio is figure / baseline (for a p99 it is figure p99 / baseline p99).
 """
 
@@ -527,6 +529,45 @@ def _replay_figure(games: int) -> dict[str, Any]:
     )
 
 
+async def _faust_figures(redis_url: str, games: int) -> list[dict[str, Any]]:
+    """Return the faust runner's lag p99 at 80% of its measured maximum (goal: < 50 ms)
+    and the load it ran at vs that maximum."""
+    from services.projections.bench_faust import faust_lag
+
+    r = await faust_lag(redis_url, backlog_games=max(1, games // 2), load_games=games)
+    return [
+        figure(
+            "projection lag p99, faust runner, at 80% of its max",
+            r["lag_p99_ms"],
+            "ms",
+            "goal p99 ms",
+            50.0,
+            "< 50 ms",
+            1.0,
+            lower_is_better=True,
+        ),
+        figure(
+            "projection lag p50, faust runner, at 80% of its max",
+            r["lag_p50_ms"],
+            "ms",
+            "goal p99 ms",
+            50.0,
+            "-",
+            None,
+            lower_is_better=True,
+        ),
+        figure(
+            "faust runner load (events/s appended) vs its max",
+            r["achieved_events_per_s"],
+            "events/s",
+            "max events/s applied (backlog)",
+            r["max_events_per_s"],
+            "0.8x",
+            None,
+        ),
+    ]
+
+
 async def run_all(
     commands: int,
     levels: list[int],
@@ -536,6 +577,7 @@ async def run_all(
     given_redis: bool = True,
     driver_games: int = 0,
     two_processes: bool = False,
+    faust_games: int = 0,
 ) -> dict[str, Any]:
     """Measure every figure; return the bench-all document."""
     from services.kernel.store.redis import RedisEventStore
@@ -564,6 +606,8 @@ async def run_all(
         figures += await _two_process_figures(redis_url, levels, commands)
     figures.append(await _redis_append_figure(redis_url, append_events))
     figures.append(await asyncio.to_thread(_replay_figure, replay_games))
+    if faust_games > 0:
+        figures += await _faust_figures(redis_url, faust_games)
     return {
         "bench": "all",
         "machine": machine(),
@@ -575,11 +619,8 @@ async def run_all(
             "replay_games": replay_games,
             "driver_games": driver_games,
             "two_processes": two_processes,
+            "faust_games": faust_games,
             "game": GAME,
-        },
-        "not_measured": {
-            "projection lag, faust runner": "see `fallenctl bench projections`; the faust "
-            "runner needs a Kafka-protocol broker (docs/performance.md)",
         },
         "figures": figures,
     }
@@ -595,6 +636,9 @@ def bench_all(
     two_processes: Annotated[
         bool, typer.Option(help="Also measure two rules processes on one Redis")
     ] = True,
+    faust_games: Annotated[
+        int, typer.Option(help="Fallen games of load for the faust lag (0: skip it)")
+    ] = 8,
     redis_url: Annotated[
         str | None, typer.Option(help="Redis to use; default: start one (appendfsync always)")
     ] = None,
@@ -617,6 +661,7 @@ def bench_all(
                 bool(redis_url),
                 driver_games,
                 two_processes,
+                faust_games,
             )
         )
     typer.echo(table(doc))

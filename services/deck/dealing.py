@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from services.deck import zones
-from services.deck.engine import DeckEngine, deck_stream
+from services.deck.engine import DeckEngine
 from services.deck.zones import Zones
 from services.kernel.decision import check_key, parse_key
 from services.kernel.errors import AlreadyExists, InvalidArgument, RuleViolation
@@ -109,14 +109,8 @@ def check_request(game_id: str, req: DealRequest, key: str) -> None:
 async def base_state(engine: DeckEngine, game_id: str, key: str) -> Zones:
     """Return the zones as they were before the first command keyed by a part of key
     (the zones now when there is none, or no key)."""
-    envelopes = await engine.store.read(deck_stream(game_id))
-    if key:
-        prefix = f"{key}/"
-        for i, env in enumerate(envelopes):
-            seen = env.data.get("key")
-            if isinstance(seen, str) and seen.startswith(prefix):
-                return zones.fold(envelopes[:i])
-    return zones.fold(envelopes)
+    log = await engine.log(game_id)
+    return log.before_parts_of(key) if key else log.state
 
 
 class LocalDealing:

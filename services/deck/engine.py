@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
 from services.deck import zones
@@ -18,6 +19,7 @@ from services.kernel.games import check_game_id, game_info
 from services.kernel.store.base import AppendResult, CommandKey, EventStore, validate_command
 
 RETRIES = 10
+MAX_CACHED_LOGS = 2000
 T = TypeVar("T")
 
 
@@ -71,6 +73,38 @@ class CardsResult:
     nonce: int | None = None
 
 
+@dataclass(frozen=True)
+class DeckLog:
+    """A deck stream as read so far: its events (index i holds version i + 1), their fold,
+    and where each decision key appears, so no command refolds or rescans the stream."""
+
+    envelopes: tuple[Envelope, ...] = ()
+    state: Zones = field(default_factory=Zones)
+    keyed: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+    first_part: Mapping[str, int] = field(default_factory=dict)
+
+    def extended(self, new: Sequence[Envelope]) -> DeckLog:
+        """Return the log with the events that follow it folded in and indexed."""
+        state = self.state
+        keyed = dict(self.keyed)
+        first_part = dict(self.first_part)
+        for i, env in enumerate(new, start=len(self.envelopes)):
+            state = zones.evolve(state, env)
+            key = env.data.get("key")
+            if isinstance(key, str):
+                keyed[key] = (*keyed.get(key, ()), i)
+                decision, sep, _ = key.partition("/")
+                if sep:
+                    first_part.setdefault(decision, i)
+        return DeckLog((*self.envelopes, *new), state, keyed, first_part)
+
+    def before_parts_of(self, decision: str) -> Zones:
+        """Return the zones before the first event keyed by a part of decision (the zones
+        now when there is none)."""
+        i = self.first_part.get(decision)
+        return self.state if i is None else zones.fold(self.envelopes[:i])
+
+
 def draw_key(zone: str, seat: str, count: int, command_id: str) -> CommandKey | None:
     """Return the dedupe key of a draw: scoped to the seat, digest of zone and count."""
     if not command_id:
@@ -97,11 +131,25 @@ class DeckEngine:
         self.dice = dice
         self.retries = retries
         self._seats: dict[str, frozenset[str]] = {}
+        self._logs: OrderedDict[str, DeckLog] = OrderedDict()
+
+    async def log(self, game_id: str) -> DeckLog:
+        """Return the game's deck stream as it is now: the cached log plus the events
+        appended since (one read of those only; any writer, any process)."""
+        cached = self._logs.pop(game_id, None) or DeckLog()
+        new = await self.store.read(deck_stream(game_id), len(cached.envelopes) + 1)
+        if new and new[0].version != len(cached.envelopes) + 1:
+            cached, new = DeckLog(), await self.store.read(deck_stream(game_id))
+        log = cached.extended(new) if new else cached
+        self._logs[game_id] = log
+        while len(self._logs) > MAX_CACHED_LOGS:
+            self._logs.popitem(last=False)
+        return log
 
     async def state(self, game_id: str) -> Zones:
         """Return the game's zones folded from its deck stream."""
         check_game_id(game_id)
-        return zones.fold(await self.store.read(deck_stream(game_id)))
+        return (await self.log(game_id)).state
 
     async def seats(self, game_id: str) -> frozenset[str]:
         """Return the seats of a game from its GameCreated event (raise NotFound if none)."""
@@ -129,11 +177,11 @@ class DeckEngine:
         conflict: VersionConflict | None = None
         for _ in range(self.retries):
             if key and await self.store.command_result(stream, key):
-                return _prior(await self.store.read(stream), key)
-            envelopes = await self.store.read(stream)
-            if decision and (done := _keyed(envelopes, decision)) is not None:
+                return _prior(list((await self.log(game_id)).envelopes), key)
+            log = await self.log(game_id)
+            if decision and (done := _keyed(log, decision)) is not None:
                 return done
-            state = zones.fold(envelopes)
+            state = log.state
             decided = _unknown_game_guard(game_id, state, plan)
             events = list(decided.events)
             chance: Shuffle | None = None
@@ -155,7 +203,7 @@ class DeckEngine:
                 conflict = exc
                 continue
             if res.deduplicated and key:  # a concurrent retry of the same command won
-                return _prior(await self.store.read(stream), key)
+                return _prior(list((await self.log(game_id)).envelopes), key)
             return Outcome(zones.apply_new(state, events), res.version, tuple(events), chance)
         assert conflict is not None
         raise conflict
@@ -291,16 +339,17 @@ class DeckEngine:
         return zones.hand(await self.state(game_id), seat)
 
 
-def _keyed(envelopes: Sequence[Envelope], key: str) -> Outcome | None:
+def _keyed(log: DeckLog, key: str) -> Outcome | None:
     """Return what the command keyed key did (zones as it left them), or None if none was."""
-    mine = [e for e in envelopes if e.data.get("key") == key]
+    mine = [log.envelopes[i] for i in log.keyed.get(key, ())]
     if not mine:
         return None
     last = mine[-1].version
     events = tuple(NewEvent(e.type, dict(e.data), e.visibility) for e in mine)
     shuffled = next((e.data for e in mine if e.type == zones.DECK_SHUFFLED), None)
     chance = Shuffle(shuffled["nonce"], tuple(shuffled["order"])) if shuffled else None
-    return Outcome(zones.fold(envelopes[:last]), last, events, chance)
+    state = log.state if last == len(log.envelopes) else zones.fold(log.envelopes[:last])
+    return Outcome(state, last, events, chance)
 
 
 def _unknown_game_guard(game_id: str, state: Zones, decide: Callable[[Zones], T]) -> T:

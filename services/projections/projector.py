@@ -26,6 +26,7 @@ from services.projections import core
 from services.projections.core import GameProjection, Gap, NeedsState
 from services.projections.records import audit_record
 from services.projections.viewstore import Batch, ViewStore
+from services.projections.viewtext import ViewText
 from services.rules.common.api import GameRules
 from services.rules.registry import load
 
@@ -89,6 +90,7 @@ class Projector:
         self.last_position = 0
         self.last_lag = 0.0
         self.lag_samples: deque[float] = deque(maxlen=SAMPLES)
+        self._text = ViewText()
 
     def rules_of(self, game: str) -> GameRules | None:
         """Return the engine of a game kind, or None when this deployment has none."""
@@ -146,7 +148,7 @@ class Projector:
             proj = await self._load_state(proj)
         seat_views = core.views(proj, self.rules_of)
         if seat_views:
-            batch.views[proj.game_id] = {s: canonical_json(v) for s, v in seat_views.items()}
+            batch.views[proj.game_id] = {s: self._text.encode(v) for s, v in seat_views.items()}
         elif not core.viewless(proj, self.rules_of):
             return proj  # mid-append, the engine need not describe the state: stay due
         return core.mark_viewed(proj)

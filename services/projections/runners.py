@@ -27,13 +27,18 @@ BATCH = 500
 POLL_SECONDS = 0.5
 STATUS_EVERY_S = 1.0
 BLOCK_MS = 500
+WINDOW_S = 0.01  # in-process: at most one batch per window, so a burst is one batch
 
 
 class InProcessRunner:
     """Reads the store's global feed from a checkpoint kept in the view store.
 
     With the SQLite view store the views and the checkpoint are one transaction. Appends
-    in this process wake the runner at once (SqliteEventStore listeners); otherwise it polls.
+    in this process wake the runner (SqliteEventStore listeners); otherwise it polls. After
+    an idle spell the first append is applied at once; then batches start at most every
+    window_s, so the appends of a command (its events, the draw, chance's answer) and of
+    concurrent games share one batch, and each game's views are built once per batch
+    rather than once per append (a view is at most window_s later).
     """
 
     def __init__(
@@ -43,8 +48,10 @@ class InProcessRunner:
         shard: int | None = None,
         batch: int = BATCH,
         poll_seconds: float = POLL_SECONDS,
+        window_s: float = WINDOW_S,
     ) -> None:
         self.projector = projector
+        self.window = window_s
         self.store: EventStore = projector.store
         self.name = name
         self.shard = shard
@@ -112,7 +119,12 @@ class InProcessRunner:
         self._loop = asyncio.get_running_loop()
         stop = stop or asyncio.Event()
         last_report = 0.0
+        next_batch = 0.0
         while not stop.is_set():
+            delay = next_batch - time.monotonic()
+            if delay > 0:
+                await asyncio.sleep(delay)  # the rest of the burst that woke us joins in
+            next_batch = time.monotonic() + self.window
             self._wake.clear()
             try:
                 n = await self.run_once()

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from services.kernel.canonical import canonical_json
+from services.kernel.store.sqlite_readers import Readers
 from services.projections.viewstore import Batch, ChangeHub, ViewRecord
 
 SCHEMA = """
@@ -52,20 +53,19 @@ class SqliteViewStore:
             self._conn.execute("PRAGMA synchronous=NORMAL")  # WAL: a process crash loses nothing
             self._conn.execute("PRAGMA busy_timeout=30000")
             self._conn.executescript(SCHEMA)
+        # reads run inline on this thread's own connection (WAL: never behind a commit)
+        self._readers = Readers(self.path, self._conn, self._lock)
 
     def _one(self, sql: str, args: tuple[Any, ...]) -> Any:
-        with self._lock:
-            return self._conn.execute(sql, args).fetchone()
+        rows = self._readers.rows(sql, args)
+        return rows[0] if rows else None
 
     def _all(self, sql: str, args: tuple[Any, ...]) -> list[Any]:
-        with self._lock:
-            return self._conn.execute(sql, args).fetchall()
+        return self._readers.rows(sql, args)
 
     async def load_game(self, game_id: str) -> dict[str, Any] | None:
         """Return a game's projection record, or None."""
-        row = await asyncio.to_thread(
-            self._one, "SELECT record FROM proj_games WHERE game_id=?", (game_id,)
-        )
+        row = self._one("SELECT record FROM proj_games WHERE game_id=?", (game_id,))
         return None if row is None else dict(json.loads(row[0]))
 
     def _commit_sync(self, batch: Batch) -> None:
@@ -117,8 +117,7 @@ class SqliteViewStore:
 
     async def get_view(self, game_id: str, seat: str) -> ViewRecord | None:
         """Return a seat's view ('' = spectator), or None."""
-        row = await asyncio.to_thread(
-            self._one,
+        row = self._one(
             "SELECT version, ended, view FROM proj_views WHERE game_id=? AND seat=?",
             (game_id, seat),
         )
@@ -128,8 +127,7 @@ class SqliteViewStore:
 
     async def read_audit(self, game_id: str) -> list[dict[str, Any]]:
         """Return a game's audit records in global order."""
-        rows = await asyncio.to_thread(
-            self._all,
+        rows = self._all(
             "SELECT record FROM proj_audit WHERE game_id=? ORDER BY position, stream, version",
             (game_id,),
         )
@@ -137,7 +135,7 @@ class SqliteViewStore:
 
     async def get_meta(self, key: str) -> str | None:
         """Return a meta value, or None."""
-        row = await asyncio.to_thread(self._one, "SELECT value FROM proj_meta WHERE key=?", (key,))
+        row = self._one("SELECT value FROM proj_meta WHERE key=?", (key,))
         return None if row is None else str(row[0])
 
     async def set_meta(self, key: str, value: str) -> None:
@@ -146,8 +144,7 @@ class SqliteViewStore:
 
     async def meta_items(self, prefix: str) -> dict[str, str]:
         """Return every meta value whose key starts with prefix."""
-        rows = await asyncio.to_thread(
-            self._all,
+        rows = self._all(
             "SELECT key, value FROM proj_meta WHERE substr(key, 1, ?)=? ORDER BY key",
             (len(prefix), prefix),
         )
@@ -155,9 +152,7 @@ class SqliteViewStore:
 
     async def games(self) -> list[str]:
         """Return the ids of every game with a record."""
-        rows = await asyncio.to_thread(
-            self._all, "SELECT game_id FROM proj_games ORDER BY game_id", ()
-        )
+        rows = self._all("SELECT game_id FROM proj_games ORDER BY game_id", ())
         return [str(r[0]) for r in rows]
 
     async def wait_change(self, game_id: str, timeout: float) -> None:
@@ -165,6 +160,7 @@ class SqliteViewStore:
         await self.hub.wait(game_id, timeout)
 
     async def close(self) -> None:
-        """Close the connection."""
+        """Close the connections."""
         with self._lock:
+            self._readers.close()
             self._conn.close()

@@ -29,7 +29,8 @@ def test_given_tiny_counts_when_bench_all_runs_then_every_figure_has_a_positive_
     out = tmp_path / "bench.json"
     args = ["bench", "all", "--commands", "6", "--levels", "1,2", "--append-events", "20"]
     args += ["--replay-games", "1", "--driver-games", "0", "--redis-url", redis_url]
-    args += ["--no-two-processes", "--json", str(out)]  # process start-up is slow; kept cheap
+    args += ["--no-two-processes", "--faust-games", "0"]  # process start-up is slow
+    args += ["--json", str(out)]
 
     # when
     result = CliRunner().invoke(app, args)
@@ -49,3 +50,17 @@ def test_given_tiny_counts_when_bench_all_runs_then_every_figure_has_a_positive_
         assert isinstance(f["ratio"], float) and f["ratio"] > 0, f
         assert f["goal_met"] in (True, False, None), f
         assert f["unit"] and f["baseline_name"], f
+
+
+async def test_given_one_game_when_the_faust_lag_is_measured_then_every_number_is_positive(
+    redis_url: str,
+) -> None:
+    # given: the Redis of the test session (the bench starts its own broker and workers)
+    from services.projections.bench_faust import faust_lag
+
+    # when: one game of backlog and one of load
+    r = await faust_lag(redis_url, backlog_games=1, load_games=1)
+
+    # then: a maximum, a load and lag quantiles were measured
+    assert r["max_events_per_s"] > 0 and r["achieved_events_per_s"] > 0, r
+    assert r["events"] > 0 and r["lag_p99_ms"] >= r["lag_p50_ms"] > 0, r

@@ -245,6 +245,12 @@ class RedisEventStore:
         reply = await self._redis.xrange(self._key(shard, "feed"), start, "+", count=count)
         return [env for _, env in feed_envelopes(range_entries(reply))]
 
+    async def wait_feed(self, after: int, timeout_s: float, *, shard: int = 0) -> None:
+        """Return once one shard's feed holds an event after position after, or after
+        timeout_s (one blocking XREAD: a follower wakes at the append, not at its poll)."""
+        block = max(1, int(timeout_s * 1000))
+        await self._redis.xread({self._key(shard, "feed"): f"{after}-0"}, count=1, block=block)
+
     async def head_position(self, *, shard: int = 0) -> int:
         """Return one shard's last global position."""
         raw = await self._redis.get(self._key(shard, "pos"))

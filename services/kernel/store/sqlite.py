@@ -1,4 +1,10 @@
-"""SQLite event store: the embedded default (WAL, durable commits, multi-process safe)."""
+"""SQLite event store: the embedded default (WAL, durable commits, multi-process safe).
+
+Appends run in a worker thread on the one writer connection (each commit is fsynced:
+synchronous=FULL). Reads run inline on a connection of the calling thread: under WAL a
+reader never waits for the writer, so a read neither hops threads nor queues behind
+another append's fsync (an in-memory database has one connection, shared under the lock).
+"""
 
 from __future__ import annotations
 
@@ -25,6 +31,7 @@ from services.kernel.store.base import (
     validate_append,
     validate_command,
 )
+from services.kernel.store.sqlite_readers import Readers
 
 FIND_COMMAND = "SELECT result FROM sent_commands WHERE stream=? AND sender=? AND command_id=?"
 
@@ -101,6 +108,11 @@ class SqliteEventStore:
             self._conn.execute("PRAGMA synchronous=FULL")
             self._conn.execute("PRAGMA busy_timeout=30000")
             self._conn.executescript(SCHEMA)
+        self._readers = Readers(self.path, self._conn, self._lock)
+
+    def _rows(self, sql: str, args: tuple) -> list[tuple]:  # type: ignore[type-arg]
+        """Return every row of a read (inline, on this thread's read connection)."""
+        return self._readers.rows(sql, args)
 
     def add_listener(self, listener: Listener) -> None:
         """Call listener with the new envelopes after every append in this process."""
@@ -195,49 +207,39 @@ class SqliteEventStore:
     async def command_result(self, stream: str, key: CommandKey) -> AppendResult | None:
         """Return the first result of a command the sender already sent, or None."""
         validate_command(key)
-        with self._lock:
-            row = self._conn.execute(FIND_COMMAND, (stream, key.sender, key.command_id)).fetchone()
-        return None if row is None else replay_record(row[0], key)
+        rows = self._rows(FIND_COMMAND, (stream, key.sender, key.command_id))
+        return replay_record(rows[0][0], key) if rows else None
 
     def _query(self, sql: str, args: tuple) -> list[Envelope]:  # type: ignore[type-arg]
-        with self._lock:
-            rows = self._conn.execute(sql, args).fetchall()
-        return [_row_to_envelope(r) for r in rows]
+        return [_row_to_envelope(r) for r in self._rows(sql, args)]
 
     async def read(self, stream: str, from_version: int = 1) -> list[Envelope]:
         """Return the stream's events from from_version on."""
-        return await asyncio.to_thread(
-            self._query,
+        return self._query(
             f"SELECT {COLUMNS} FROM events WHERE stream=? AND version>=? ORDER BY version",
             (stream, _clamp(from_version)),
         )
 
     async def version(self, stream: str) -> int:
         """Return the stream's current version."""
-        with self._lock:
-            row = self._conn.execute(
-                "SELECT MAX(version) FROM events WHERE stream=?", (stream,)
-            ).fetchone()
-        return int(row[0] or 0)
+        rows = self._rows("SELECT MAX(version) FROM events WHERE stream=?", (stream,))
+        return int(rows[0][0] or 0)
 
     async def read_all(self, from_position: int = 1, limit: int = 1000) -> list[Envelope]:
         """Return global-feed events from from_position on, at most limit."""
-        return await asyncio.to_thread(
-            self._query,
+        return self._query(
             f"SELECT {COLUMNS} FROM events WHERE position>=? ORDER BY position LIMIT ?",
             (_clamp(from_position), _clamp(limit)),
         )
 
     async def head_position(self) -> int:
         """Return the last global position."""
-        with self._lock:
-            row = self._conn.execute("SELECT MAX(position) FROM events").fetchone()
-        return int(row[0] or 0)
+        rows = self._rows("SELECT MAX(position) FROM events", ())
+        return int(rows[0][0] or 0)
 
     def _kv_get(self, table: str, key: str) -> str | None:
-        with self._lock:
-            row = self._conn.execute(f"SELECT value FROM {table} WHERE key=?", (key,)).fetchone()
-        return None if row is None else str(row[0])
+        rows = self._rows(f"SELECT value FROM {table} WHERE key=?", (key,))
+        return str(rows[0][0]) if rows else None
 
     async def put_secret(self, key: str, value: str) -> bool:
         """Store a secret if absent; return whether it was stored."""
@@ -265,8 +267,9 @@ class SqliteEventStore:
             )
 
     async def close(self) -> None:
-        """Close the connection."""
+        """Close the connections."""
         with self._lock:
+            self._readers.close()
             self._conn.close()
 
 

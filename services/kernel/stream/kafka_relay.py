@@ -46,6 +46,36 @@ class KafkaRelay:
         self._prefix = topic_prefix
         self._producer: AIOKafkaProducer | None = None
         self._topics: set[str] = set()
+        self._wake: asyncio.Event | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        add = getattr(store, "add_listener", None)
+        if callable(add):  # appends in this process wake the relay (SqliteEventStore)
+            add(self._on_append)
+
+    def _on_append(self, _written: object) -> None:
+        """Wake the relay (from any thread) after an append in this process."""
+        loop, wake = self._loop, self._wake
+        if loop is not None and wake is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(wake.set)
+
+    async def _idle(self, stop_event: asyncio.Event, seconds: float) -> None:
+        """Wait until the feed may hold more (an append woke us), stop, or seconds pass.
+
+        A Redis feed is waited on with a blocking read, so the relay forwards an event
+        as it is appended instead of at its next poll."""
+        wait_feed = getattr(self._store, "wait_feed", None)
+        waits: list[asyncio.Future[object]] = [asyncio.ensure_future(stop_event.wait())]
+        if callable(wait_feed):
+            after = await self.checkpoint()
+            waits.append(asyncio.ensure_future(wait_feed(after, seconds, shard=self._shard)))
+        elif self._wake is not None:
+            waits.append(asyncio.ensure_future(self._wake.wait()))
+        try:
+            await asyncio.wait(waits, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for w in waits:
+                w.cancel()
+                w.add_done_callback(_retrieved)
 
     async def _started(self) -> AIOKafkaProducer:
         """Return the producer, starting it on first use."""
@@ -100,9 +130,12 @@ class KafkaRelay:
     async def run_forever(
         self, stop_event: asyncio.Event, idle_seconds: float = IDLE_SECONDS
     ) -> None:
-        """Relay until stop_event is set, sleeping idle_seconds when caught up."""
+        """Relay until stop_event is set; when caught up, wait for the next append (at most
+        idle_seconds: a store in another process that cannot signal is polled)."""
         backoff = RETRY_FIRST_S
+        self._loop, self._wake = asyncio.get_running_loop(), asyncio.Event()
         while not stop_event.is_set():
+            self._wake.clear()
             try:
                 sent = await self.run_once()
             except KafkaError as err:
@@ -117,13 +150,17 @@ class KafkaRelay:
                 continue
             backoff = RETRY_FIRST_S
             if sent == 0:
-                try:
-                    await asyncio.wait_for(stop_event.wait(), idle_seconds)
-                except TimeoutError:
-                    pass
+                await self._idle(stop_event, idle_seconds)
 
     async def close(self) -> None:
         """Flush and stop the producer."""
         if self._producer is not None:
             await self._producer.stop()
             self._producer = None
+
+
+def _retrieved(task: asyncio.Future[object]) -> None:
+    """Retrieve a finished wait's outcome: a blocking read cut off by a closing connection
+    (at shutdown) is not an error to report."""
+    if not task.cancelled():
+        task.exception()

@@ -40,3 +40,14 @@ def test_given_any_payload_when_sealed_once_then_hash_and_body_match(data, vis, 
     assert env.hash == chain_hash(stream, 3, type_, env.visibility, data, "0" * 64)
     assert encode_sealed(env, vis_json, data_json) == encode_envelope(env)
     assert seal(stream, 3, "0" * 64, [event], "2026-12-01T00:00:00")[0].hash == env.hash
+
+
+@settings(max_examples=200, deadline=None)
+@given(value=JSON | st.dictionaries(TEXT, JSON, max_size=5))
+def test_given_any_value_then_canonical_json_is_json_dumps_sorted_compact(value):
+    # given any JSON value; when encoded, then the text is json.dumps's with the canonical
+    # options (canonical_json reuses one C encoder instead of building one per call)
+    import json
+
+    expected = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    assert canonical_json(value) == expected

@@ -233,3 +233,35 @@ async def test_given_a_log_written_with_an_older_event_version_then_it_replays_v
         core.fold_game("g1", [record_envelope(r) for r in records], RULES_OF), RULES_OF
     )
     assert old_views == new_views
+
+
+@pytest.mark.parametrize("game", GAMES)
+async def test_given_an_exported_log_then_verifying_its_lines_reports_what_its_records_do(game):
+    # given a finished game's exported log (payloads hashed as their lines write them)
+    records = await records_of(game)
+    text = to_jsonl(records)
+    # when one payload is written non-canonically (same values, other spacing and key
+    # order) and another is altered
+    lines = text.splitlines()
+    spaced = first(records, "GameCreated")
+    rec = json.loads(lines[spaced])
+    lines[spaced] = json.dumps(dict(reversed(rec.items())), indent=1).replace("\n", "")
+    altered = len(lines) - 3
+    rec = json.loads(lines[altered])
+    rec["data"] = {**rec["data"], "extra": 1}
+    lines[altered] = json.dumps(rec, sort_keys=True, separators=(",", ":"))
+    edited = "\n".join(lines) + "\n"
+    # then the report from the lines equals the report from the plain records
+    parsed, problems = parse_jsonl(edited)
+    plain = [dict(r) for r in parsed]
+    from_lines = verify_game("g1", parsed, RULES_OF, problems=problems)
+    from_records = verify_game("g1", plain, RULES_OF, problems=problems)
+    assert from_lines.to_dict() == from_records.to_dict()
+    # and the altered event is named; the re-spaced one is not
+    named = {(m.stream, m.version) for m in from_lines.mismatches}
+    assert not from_lines.chain_ok
+    assert (records[altered]["stream"], records[altered]["version"]) in named
+    assert (records[spaced]["stream"], records[spaced]["version"]) not in named
+    # and the unedited log verifies from its lines
+    parsed, problems = parse_jsonl(text)
+    assert verify_game("g1", parsed, RULES_OF, problems=problems).verified
