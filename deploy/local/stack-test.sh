@@ -67,16 +67,16 @@ cleanup() {
 trap cleanup EXIT
 phase "engine up"
 
-bash deploy/local/base-image.sh || fail "the local base image python:3.11-slim"
-bash deploy/local/standins.sh "$py" || fail "the stand-in redis/kafka images"
+timeout 900 bash deploy/local/base-image.sh || fail "the local base image python:3.11-slim"
+timeout 600 bash deploy/local/standins.sh "$py" || fail "the stand-in redis/kafka images"
 phase "base and stand-in images"
 
 # The build stage gets a tag, so `docker image prune` at the end keeps its layer cache; the
 # image itself is then built from the cache (make image).
 if docker buildx version >/dev/null 2>&1; then bk=1; else bk=${DOCKER_BUILDKIT:-0}; fi
-DOCKER_BUILDKIT=$bk docker build -q --target build -t "fallen-backend:$tag-build" . >/dev/null \
-  || fail "docker build --target build"
-make --no-print-directory image >/dev/null || fail "make image"
+DOCKER_BUILDKIT=$bk timeout 900 docker build -q --target build -t "fallen-backend:$tag-build" . \
+  >/dev/null || fail "docker build --target build"
+timeout 600 make --no-print-directory image >/dev/null || fail "make image"
 phase "image fallen-backend:$tag"
 
 # Only the tests that use Redis or the broker: the rest (SQLite, memory) ran in `make test`.
