@@ -56,6 +56,14 @@ def first_legal(turn: Turn) -> int:
 
 
 BUILTIN: dict[str, Policy] = {"random": random_legal, "first": first_legal}
+# Policies that never read Turn.view: a bot playing one picks without waiting for its seat's
+# view on the read side (docs/decisions.md, "Bot seats are played by a worker pool").
+VIEW_BLIND: frozenset[Policy] = frozenset({random_legal, first_legal})
+
+
+def reads_view(policy: Policy) -> bool:
+    """Whether a policy looks at the seat's view (a bot then reads it before it picks)."""
+    return policy not in VIEW_BLIND
 
 
 def policy_for(game: str, name: str) -> Policy:

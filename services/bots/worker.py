@@ -41,7 +41,7 @@ from fallen.projections.v1 import projections_pb2, projections_pb2_grpc
 from fallen.rules.v1 import rules_pb2, rules_pb2_grpc
 from redis.exceptions import ResponseError
 
-from services.bots.policies import Policy, Turn, parse_choices, policy_for
+from services.bots.policies import Policy, Turn, parse_choices, policy_for, reads_view
 from services.kernel.auth import issue_token
 from services.kernel.envelope import Envelope
 from services.kernel.games import (
@@ -287,16 +287,17 @@ class BotWorker:
         choices = parse_choices(legal.commands)
         if not choices:
             return False
-        view = await self._views.GetView(
-            projections_pb2.GetViewRequest(
-                game_id=game_id, seat=seat, min_version=legal.version, wait_ms=10_000
-            ),
-            metadata=self._md,
-        )
-        turn = Turn(
-            bot.game, game_id, seat, legal.version, struct_to_py(view.view), choices, bot.seed
-        )
         policy = self.policy(bot.game, bot.policy_of(seat))
+        view: dict[str, Any] = {}
+        if reads_view(policy):  # the seat's view at the legal commands' version
+            reply = await self._views.GetView(
+                projections_pb2.GetViewRequest(
+                    game_id=game_id, seat=seat, min_version=legal.version, wait_ms=10_000
+                ),
+                metadata=self._md,
+            )
+            view = struct_to_py(reply.view)
+        turn = Turn(bot.game, game_id, seat, legal.version, view, choices, bot.seed)
         decide = getattr(policy, "decide", None)
         if decide is not None:  # a search: off the event loop, with its accounting
             index, spent = await asyncio.to_thread(decide, turn)

@@ -81,6 +81,13 @@ def serve(
     workers: Annotated[
         int, typer.Option(envvar="FALLEN_BOT_WORKERS", help="bots: workers in this process")
     ] = 1,
+    projections_addr: Annotated[
+        str | None,
+        typer.Option(
+            envvar="FALLEN_PROJECTIONS_ADDR",
+            help="bots: the projections read API (views); default the --rules address",
+        ),
+    ] = None,
     web_port: Annotated[
         int,
         typer.Option(
@@ -106,22 +113,23 @@ def serve(
     from services.matchmaking.wiring import state_url_for
 
     mm_state = matchmaking_state or state_url_for(store)
-    bots = (rules, workers) if service.startswith("bots") else None
+    bots = (rules, workers, projections_addr) if service.startswith("bots") else None
     asyncio.run(
         _serve(service, address, store, stream, dice, shard, web_port, pools, mm_state, bots, deck)
     )
 
 
 def _bot_jobs(
-    service: str, store_url: str, bots: tuple[str | None, int], stop: asyncio.Event
+    service: str, store_url: str, bots: tuple[str | None, int, str | None], stop: asyncio.Event
 ) -> list[Callable[[], Coroutine[Any, Any, None]]]:
-    """The bot workers of a bots pool (they read the Redis feed, act through rules gRPC)."""
+    """The bot workers of a bots pool (they read the Redis feed, act through rules gRPC and
+    read their seat's view from the projections read API, which a rules pool does not serve)."""
     from services.app import BOT_POOLS, bot_pool
     from services.bots.worker import BotWorker
     from services.kernel.store.factory import open_store
     from services.kernel.store.redis import RedisEventStore
 
-    rules, workers = bots
+    rules, workers, views = bots
     store = open_store(store_url)
     if not isinstance(store, RedisEventStore) or not rules:
         raise typer.BadParameter(f"{service} needs --store redis://... and --rules HOST:PORT")
@@ -130,7 +138,15 @@ def _bot_jobs(
     spec, group = bot_pool(service)
     return [
         functools.partial(
-            BotWorker(store.url, rules, store.prefix, store.shards, pool=spec, group=group).run,
+            BotWorker(
+                store.url,
+                rules,
+                store.prefix,
+                store.shards,
+                pool=spec,
+                group=group,
+                views_target=views or "",
+            ).run,
             stop,
         )
         for _ in range(max(1, workers))
@@ -155,7 +171,7 @@ async def _serve(
     web_port: int = 0,
     pools: str = "",
     mm_state: str = "memory",
-    bots: tuple[str | None, int] | None = None,
+    bots: tuple[str | None, int, str | None] | None = None,
     deck: str | None = None,
 ) -> None:
     from services.app import serve as start

@@ -726,11 +726,16 @@ def test_bot_pools_play_through_their_rules_service(
         container = _pod_spec(_by_kind(docs, "Deployment")[pool])["containers"][0]
         env = _container_env(container, configmaps)
         assert env["FALLEN_RULES_ADDR"] == f"{rules}:{GRPC_PORT}", (target, pool)
+        # a rules pool serves no views: the bots read them from the projections read API
+        assert env["FALLEN_PROJECTIONS_ADDR"] == f"projections:{GRPC_PORT}", (target, pool)
+        assert "projections" in services, target
         assert rules in services, (target, rules)
         assert env["FALLEN_STORE"].startswith("redis://"), "the workers read the Redis feed"
         svc = compose["services"][pool]
         assert svc["environment"]["FALLEN_RULES_ADDR"] == f"{rules}:{GRPC_PORT}", pool
+        assert svc["environment"]["FALLEN_PROJECTIONS_ADDR"] == f"projections:{GRPC_PORT}", pool
         assert svc["depends_on"][rules] == {"condition": "service_healthy"}, pool
+        assert svc["depends_on"]["projections"] == {"condition": "service_healthy"}, pool
         assert "ports" not in svc, f"{pool}: nothing for clients"
         # one replica each, capped, so the pools leave the rules services room on a small host
         assert svc.get("deploy", {}).get("replicas", 1) == 1, pool

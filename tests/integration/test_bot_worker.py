@@ -88,6 +88,37 @@ async def test_two_workers_finish_bot_games_and_record_their_version_and_seed(
         await store.close()
 
 
+async def test_a_random_bot_moves_without_waiting_for_its_view(
+    redis_url: str, monkeypatch
+) -> None:
+    monkeypatch.setenv("FALLEN_DEV", "1")
+    prefix = f"bots{uuid.uuid4().hex[:8]}"
+    store = RedisEventStore(redis_url, prefix=prefix)
+    backend = await serve(store, "127.0.0.1:0", extra_games={"toy": TOY})
+    target = f"127.0.0.1:{backend.port}"
+    # given a worker whose projections address answers nothing (a random bot reads no view;
+    # a view-reading policy would wait there and never move)
+    worker = BotWorker(redis_url, target, prefix=prefix, views_target="127.0.0.1:1")
+    stop = asyncio.Event()
+    try:
+        await worker._ensure_groups()
+        task = asyncio.create_task(worker.run(stop))
+        async with grpc.aio.insecure_channel(target) as channel:
+            stub = rules_pb2_grpc.RulesServiceStub(channel)
+            # when a game is created with both seats played by the random policy
+            gid = await _create(stub, ["a", "b"])
+            # then it ends, every move made by the bot
+            await _until_ended(stub, [gid])
+        stop.set()
+        await task
+        assert worker.moves >= 2
+    finally:
+        stop.set()
+        await worker.close()
+        await backend.stop()
+        await store.close()
+
+
 async def test_a_killed_worker_loses_no_game(redis_url: str, monkeypatch) -> None:
     monkeypatch.setenv("FALLEN_DEV", "1")
     prefix = f"bots{uuid.uuid4().hex[:8]}"

@@ -16,6 +16,8 @@ from services.projections.records import record_envelope
 from services.projections.redis_views import RedisViewStore
 from tests.stack.play import Ack
 
+AUDIT_READ_S = 60.0
+
 
 async def rebuilt(store: RedisEventStore, game_id: str) -> dict[str, Any]:
     """Return a game's views and audit records rebuilt from scratch from the event store."""
@@ -62,7 +64,7 @@ async def views_converge(redis_port: int, game_ids: list[str], timeout: float) -
 
 async def audit_report(projections: str, game_id: str) -> dict[str, Any]:
     """Read a finished game's audit log through ProjectionService and verify it."""
-    records = await _remote_records(game_id, projections, None)
+    records = await asyncio.wait_for(_remote_records(game_id, projections, None), AUDIT_READ_S)
     return verify_game(game_id, records, rules_of).to_dict()
 
 

@@ -16,6 +16,8 @@ ROOT = Path(__file__).resolve().parents[2]
 GRPC_PORT = 50051
 REDIS_PORT = 6379
 HEALTH_TIMEOUT_S = 180.0
+REPLICAS = 2  # containers of each service of the image, as the stack is brought up
+NOT_SCALED = ("relay",)  # one relay per shard: it must never run twice
 
 
 class StackError(AssertionError):
@@ -24,9 +26,12 @@ class StackError(AssertionError):
 
 def docker(*args: str, timeout: float = 120, check: bool = True) -> str:
     """Run a docker command; return its stdout, raise StackError on failure."""
-    done = subprocess.run(
-        ["docker", *args], capture_output=True, text=True, timeout=timeout, check=False
-    )
+    try:
+        done = subprocess.run(
+            ["docker", *args], capture_output=True, text=True, timeout=timeout, check=False
+        )
+    except subprocess.TimeoutExpired as err:
+        raise StackError(f"docker {' '.join(args)}: no answer in {timeout:.0f} s") from err
     if check and done.returncode != 0:
         raise StackError(f"docker {' '.join(args)}: exit {done.returncode}: {done.stderr[-2000:]}")
     return done.stdout
@@ -90,10 +95,13 @@ class Stack:
 
     def _run(self, *args: str, files: bool = True, timeout: float = 300) -> str:
         cmd = [*compose_binary(), "-p", self.project, *(self.files if files else []), *args]
-        done = subprocess.run(
-            cmd, capture_output=True, text=True, timeout=timeout, env=self.env, cwd=ROOT,
-            check=False,
-        )  # fmt: skip
+        try:
+            done = subprocess.run(
+                cmd, capture_output=True, text=True, timeout=timeout, env=self.env, cwd=ROOT,
+                check=False,
+            )  # fmt: skip
+        except subprocess.TimeoutExpired as err:
+            raise StackError(f"{' '.join(cmd[1:])}: did not finish in {timeout:.0f} s") from err
         if done.returncode != 0:
             raise StackError(f"{' '.join(cmd[1:])}: exit {done.returncode}:\n{done.stderr[-3000:]}")
         return done.stdout
@@ -177,6 +185,46 @@ class Stack:
     def endpoints(self, service: str, container_port: int = GRPC_PORT) -> list[str]:
         """Return 127.0.0.1:PORT of every container of a service."""
         return [f"127.0.0.1:{self.port(c, container_port)}" for c in self.containers(service)]
+
+    def command_of(self, service: str) -> str:
+        """Return the `fallenctl serve` service a compose service runs (its first word)."""
+        command = self.config["services"][service].get("command") or [""]
+        return str(command[0])
+
+    def wait_container_healthy(self, cid: str, timeout: float = HEALTH_TIMEOUT_S) -> float:
+        """Wait until one container is running and healthy; return seconds (StackError after
+        timeout, or at once when it is unhealthy or exited, with its log)."""
+        start = time.monotonic()
+        while True:
+            (info,) = self.inspect([cid])
+            state = info["State"]
+            health = (state.get("Health") or {}).get("Status", "none")
+            if state["Status"] == "running" and health == "healthy":
+                return time.monotonic() - start
+            if health == "unhealthy" or state["Status"] in ("exited", "dead"):
+                raise StackError(
+                    f"container {info['Name'].lstrip('/')} is {state['Status']}/{health}\n"
+                    f"{self.logs(cid)}"
+                )
+            if time.monotonic() - start > timeout:
+                raise StackError(
+                    f"container {info['Name'].lstrip('/')} not healthy after {timeout:.0f} s "
+                    f"({state['Status']}/{health})\n{self.logs(cid)}"
+                )
+            time.sleep(0.5)
+
+    def of_image(self) -> list[str]:
+        """Return the services that run the project image (fallen-backend)."""
+        return [
+            name
+            for name, svc in self.config["services"].items()
+            if str(svc.get("image", "")).startswith("fallen-backend")
+        ]
+
+    def scale(self) -> dict[str, int]:
+        """Return the replicas the stack is brought up with: REPLICAS of every service of
+        the image but the relay (one per shard), one of redis and kafka."""
+        return {name: REPLICAS for name in self.of_image() if name not in NOT_SCALED}
 
     def services_running(self, prefix: str) -> list[str]:
         """Return the services whose `fallenctl serve` command names a service with prefix."""

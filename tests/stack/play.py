@@ -8,11 +8,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
+from fallen.matchmaking.v1 import matchmaking_pb2
 from fallen.projections.v1 import projections_pb2
 from fallen.rules.v1 import rules_pb2, rules_pb2_grpc
 
 from services.bots.driver import MAX_TURNS, _md
 from services.bots.policies import Policy, Turn, parse_choices
+from services.bots.worker import BOT_PLAYER_PREFIX
 from services.kernel.grpcx.structs import struct_to_py, to_struct
 
 Metadata = tuple[tuple[str, str], ...]
@@ -24,41 +26,61 @@ RETRYABLE = {
 RPC_TIMEOUT_S = 10.0
 GIVE_UP_S = 120.0
 VIEW_EVERY = 25  # the random policy picks from the legal commands; views are sampled
-CHANCE_WAIT_S = 30.0  # a game left waiting for chance by a crash must be resumed by then
+STALL_S = 45.0  # a game waiting for chance or a bot must move again by then, also after a crash
 
 
 @dataclass
 class Replicas:
-    """Stubs for every replica of a service; a failed call moves on to the next."""
+    """Stubs for every replica of a service; a failed call moves on to the next.
+
+    A caller names the replica it prefers (`first`); after a failover its calls stay on
+    the replica that answered, as a client's channel would, instead of trying the dead one
+    first every time. `repoint` swaps in new addresses (a restarted container publishes
+    its port on a new host port).
+    """
 
     endpoints: list[str]
     stub: Any = rules_pb2_grpc.RulesServiceStub
     retries: int = 0
     channels: list[grpc.aio.Channel] = field(default_factory=list)
+    stale: list[grpc.aio.Channel] = field(default_factory=list)
+    at: dict[int, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.channels = [grpc.aio.insecure_channel(e) for e in self.endpoints]
         self.stubs = [self.stub(c) for c in self.channels]
 
+    def repoint(self, endpoints: list[str]) -> None:
+        """Use these addresses from now on (calls in flight finish on the old channels)."""
+        if sorted(endpoints) == sorted(self.endpoints):
+            return
+        self.stale += self.channels
+        self.endpoints = list(endpoints)
+        self.__post_init__()
+
     async def call(self, first: int, method: str, request: Any, metadata: Metadata) -> Any:
-        """Call method on replica `first`, then on the others in turn while none answers."""
+        """Call method on the caller's replica, then on the others in turn while none answers."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + GIVE_UP_S
-        i = first
+        i = self.at.get(first, first)
         while True:
-            rpc = getattr(self.stubs[i % len(self.stubs)], method)
+            stubs = self.stubs
+            rpc = getattr(stubs[i % len(stubs)], method)
             try:
-                return await rpc(request, metadata=metadata, timeout=RPC_TIMEOUT_S)
+                reply = await rpc(request, metadata=metadata, timeout=RPC_TIMEOUT_S)
             except grpc.aio.AioRpcError as err:
                 if err.code() not in RETRYABLE or loop.time() > deadline:
                     raise
+            else:
+                self.at[first] = i % len(stubs)
+                return reply
             self.retries += 1
             i += 1
             await asyncio.sleep(0.2)
 
     async def close(self) -> None:
         """Close every channel."""
-        for channel in self.channels:
+        for channel in [*self.channels, *self.stale]:
             await channel.close()
 
 
@@ -90,14 +112,18 @@ async def read_view(
 async def wait_for_players(
     replicas: Replicas, first: int, get: Any, host: Metadata, meta: Mapping[str, Metadata]
 ) -> float | None:
-    """Poll a game waiting for no player (chance); return seconds waited, None if it stays."""
+    """Poll a game while none of our seats must act (chance, or a seat the bots pool plays);
+    return seconds waited, None if it made no progress (no new event) for STALL_S."""
     loop = asyncio.get_running_loop()
-    start = loop.time()
-    while loop.time() - start < CHANCE_WAIT_S:
-        await asyncio.sleep(0.5)
+    start = moved = loop.time()
+    version = -1
+    while loop.time() - moved < STALL_S:
+        await asyncio.sleep(0.25)
         summary = await replicas.call(first, "GetGame", get, host)
         if summary.ended or summary.waiting_for in meta:
             return loop.time() - start
+        if summary.version != version:
+            version, moved = summary.version, loop.time()
     return None
 
 
@@ -123,6 +149,50 @@ class Ack:
     version: int
 
 
+def split_seats(seats: Mapping[str, str]) -> tuple[dict[str, str], list[str]]:
+    """Return the seats the test plays (seat -> player) and the seats the bots pool plays."""
+    humans = {s: p for s, p in seats.items() if not p.startswith(BOT_PLAYER_PREFIX)}
+    return humans, [s for s in seats if s not in humans]
+
+
+async def create(
+    replicas: Replicas, first: int, game: str, game_id: str, seats: Mapping[str, str]
+) -> None:
+    """Create game_id (seats with a `bot:` player are played by the game's bots pool)."""
+    humans, _ = split_seats(seats)
+    host = _md(next(iter(humans.values())))
+    request = rules_pb2.CreateGameRequest(
+        game=game,
+        game_id=game_id,
+        seats=dict(seats),
+        options=to_struct(dict(GAME_OPTIONS.get(game, {}))),
+        client_seed=game_id,
+    )
+    try:
+        await replicas.call(first, "CreateGame", request, host)
+    except grpc.aio.AioRpcError as err:  # a retried create that had landed
+        if err.code() == grpc.StatusCode.INVALID_ARGUMENT:
+            raise CreateRefused(str(err.details())) from err
+        if err.code() != grpc.StatusCode.ALREADY_EXISTS:
+            raise
+
+
+async def matched(mm: Replicas, first: int, game: str, mode: str, player: str) -> Any:
+    """Queue a player through matchmaking (an instant mode) and return its MatchFound."""
+    md = _md(player)
+    enqueue = matchmaking_pb2.EnqueueRequest(game=game, mode=mode)
+    ticket = (await mm.call(first, "Enqueue", enqueue, md)).ticket
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + GIVE_UP_S
+    get = matchmaking_pb2.GetTicketRequest(ticket_id=ticket.ticket_id)
+    while ticket.state != matchmaking_pb2.TICKET_STATE_MATCHED:
+        if ticket.state != matchmaking_pb2.TICKET_STATE_QUEUED or loop.time() > deadline:
+            raise AssertionError(f"{game}/{mode} ticket of {player}: {ticket}")
+        await asyncio.sleep(0.25)
+        ticket = (await mm.call(first, "GetTicket", get, md)).ticket
+    return ticket.match
+
+
 async def play(
     replicas: Replicas,
     views: Replicas,
@@ -132,44 +202,30 @@ async def play(
     seats: Mapping[str, str],
     policies: Mapping[str, Policy],
     acks: list[Ack],
+    created: bool = False,
 ) -> dict[str, Any]:
-    """Create game_id and play it to the end through the replicas; return its summary."""
-    meta = {seat: _md(player) for seat, player in seats.items()}
+    """Create game_id (unless created) and play it to the end through the replicas; return
+    its summary. The test plays every seat but those of `bot:` players (its bots pool's)."""
+    if not created:
+        await create(replicas, first, game, game_id, seats)
+    humans, bots = split_seats(seats)
+    meta = {seat: _md(player) for seat, player in humans.items()}
     host = next(iter(meta.values()))
-    create = rules_pb2.CreateGameRequest(
-        game=game,
-        game_id=game_id,
-        seats=dict(seats),
-        options=to_struct(dict(GAME_OPTIONS.get(game, {}))),
-        client_seed=game_id,
-    )
-    try:
-        await replicas.call(first, "CreateGame", create, host)
-    except grpc.aio.AioRpcError as err:  # a retried create that had landed
-        if err.code() == grpc.StatusCode.INVALID_ARGUMENT:
-            raise CreateRefused(str(err.details())) from err
-        if err.code() != grpc.StatusCode.ALREADY_EXISTS:
-            raise
     turns, view = 0, {}
     for _ in range(MAX_TURNS):
         get = rules_pb2.GetGameRequest(game_id=game_id)
         summary = await replicas.call(first, "GetGame", get, host)
         if summary.ended:
-            return {"game_id": game_id, "version": summary.version,
+            return {"game_id": game_id, "version": summary.version, "bots": bots,
                     "outcome": struct_to_py(summary.outcome)}  # fmt: skip
         seat = summary.waiting_for
-        if seat not in meta:  # chance (answered by the server, also after a crash)
+        if seat not in meta:  # chance or a bot (answered by the servers, also after a crash)
             waited = await wait_for_players(replicas, first, get, host, meta)
             if waited is None:  # the caller reports it (and fails) with the figures
                 return {"game_id": game_id, "version": summary.version, "stalled": seat}
             continue
         legal_req = rules_pb2.ListLegalCommandsRequest(game_id=game_id, seat=seat)
-        legal = await replicas.call(
-            first,
-            "ListLegalCommands",
-            legal_req,
-            meta[seat],
-        )
+        legal = await replicas.call(first, "ListLegalCommands", legal_req, meta[seat])
         choices = parse_choices(legal.commands)
         if not choices:
             raise AssertionError(f"game {game_id}: seat {seat!r} must act but has no legal command")
