@@ -42,6 +42,17 @@ async def web(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[
     await backend.stop()
 
 
+async def lobby_listing(http: aiohttp.ClientSession, base: str, game_id: str) -> dict[str, Any]:
+    """Return the lobby once it lists a game (polled for at most 5 s)."""
+    lobby: dict[str, Any] = {}
+    for _ in range(100):
+        lobby = await (await http.get(f"{base}/api/games")).json()
+        if any(g["game_id"] == game_id for g in lobby["games"]):
+            break
+        await asyncio.sleep(0.05)
+    return lobby
+
+
 async def sse(http: aiohttp.ClientSession, url: str, token: str = "") -> list[dict[str, Any]]:
     """Return every view event of an SSE stream until its end event."""
     headers = {"Authorization": f"Bearer {token}"} if token else {}
@@ -67,7 +78,9 @@ async def test_a_game_through_the_gateway_as_spectator_and_seat_leaks_no_hidden_
     received: list[tuple[str | None, dict[str, Any]]] = []
     async with aiohttp.ClientSession() as http:
         # given watchers on the live game, as spectator and as seat a
-        lobby = await (await http.get(f"{base}/api/games")).json()
+        # (the read side is eventually consistent: the lobby lists the game once its
+        # projection batch ran, within a few ms)
+        lobby = await lobby_listing(http, base, "w1")
         assert [(g["game_id"], g["ended"]) for g in lobby["games"]] == [("w1", False)]
         spectator = asyncio.create_task(sse(http, f"{base}/api/games/w1/watch"))
         seat_a = asyncio.create_task(sse(http, f"{base}/api/games/w1/watch?seat=a", token_a))
