@@ -27,7 +27,17 @@ REFRESH_MARGIN_S = 300
 T = TypeVar("T")
 # statuses a call may meet while the service it calls restarts or moves: retried when the
 # call is idempotent (a decision key, or an operation that is the same when repeated)
-TRANSIENT = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
+# A dependency that is down, restarting or killed mid-call answers UNAVAILABLE or
+# DEADLINE_EXCEEDED, or, when its connection drops under a call in flight, CANCELLED or
+# UNKNOWN ("Stream removed"); our own services never answer UNKNOWN (errors map to a status).
+TRANSIENT = frozenset(
+    {
+        grpc.StatusCode.UNAVAILABLE,
+        grpc.StatusCode.DEADLINE_EXCEEDED,
+        grpc.StatusCode.CANCELLED,
+        grpc.StatusCode.UNKNOWN,
+    }
+)
 
 
 class ServiceCredentials:
