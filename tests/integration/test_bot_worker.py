@@ -9,8 +9,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import uuid
+from collections.abc import AsyncIterator
 
 import grpc
+import pytest
 from fallen.rules.v1 import rules_pb2, rules_pb2_grpc
 
 from services.app import serve
@@ -42,6 +44,23 @@ async def _ended(stub: rules_pb2_grpc.RulesServiceStub, gid: str) -> bool:
     return (await stub.GetGame(rules_pb2.GetGameRequest(game_id=gid), metadata=_md())).ended
 
 
+ToyBackend = tuple[RedisEventStore, str, str]
+
+
+@pytest.fixture
+async def toy_backend(redis_url: str, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[ToyBackend]:
+    """Yield (store, key prefix, address) of a backend serving the toy game on a fresh prefix."""
+    monkeypatch.setenv("FALLEN_DEV", "1")
+    prefix = f"bots{uuid.uuid4().hex[:8]}"
+    store = RedisEventStore(redis_url, prefix=prefix)
+    backend = await serve(store, "127.0.0.1:0", extra_games={"toy": TOY})
+    try:
+        yield store, prefix, f"127.0.0.1:{backend.port}"
+    finally:
+        await backend.stop()
+        await store.close()
+
+
 async def _until_ended(stub: rules_pb2_grpc.RulesServiceStub, gids: list[str]) -> None:
     async def all_ended() -> None:
         while not all([await _ended(stub, g) for g in gids]):
@@ -51,13 +70,9 @@ async def _until_ended(stub: rules_pb2_grpc.RulesServiceStub, gids: list[str]) -
 
 
 async def test_two_workers_finish_bot_games_and_record_their_version_and_seed(
-    redis_url: str, monkeypatch
+    redis_url: str, toy_backend: ToyBackend
 ) -> None:
-    monkeypatch.setenv("FALLEN_DEV", "1")
-    prefix = f"bots{uuid.uuid4().hex[:8]}"
-    store = RedisEventStore(redis_url, prefix=prefix)
-    backend = await serve(store, "127.0.0.1:0", extra_games={"toy": TOY})
-    target = f"127.0.0.1:{backend.port}"
+    store, prefix, target = toy_backend
     workers = [BotWorker(redis_url, target, prefix=prefix, consumer=f"w{i}") for i in range(2)]
     stop = asyncio.Event()
     try:
@@ -84,18 +99,12 @@ async def test_two_workers_finish_bot_games_and_record_their_version_and_seed(
         stop.set()
         for w in workers:
             await w.close()
-        await backend.stop()
-        await store.close()
 
 
 async def test_a_random_bot_moves_without_waiting_for_its_view(
-    redis_url: str, monkeypatch
+    redis_url: str, toy_backend: ToyBackend
 ) -> None:
-    monkeypatch.setenv("FALLEN_DEV", "1")
-    prefix = f"bots{uuid.uuid4().hex[:8]}"
-    store = RedisEventStore(redis_url, prefix=prefix)
-    backend = await serve(store, "127.0.0.1:0", extra_games={"toy": TOY})
-    target = f"127.0.0.1:{backend.port}"
+    _, prefix, target = toy_backend
     # given a worker whose projections address answers nothing (a random bot reads no view;
     # a view-reading policy would wait there and never move)
     worker = BotWorker(redis_url, target, prefix=prefix, views_target="127.0.0.1:1")
@@ -115,16 +124,10 @@ async def test_a_random_bot_moves_without_waiting_for_its_view(
     finally:
         stop.set()
         await worker.close()
-        await backend.stop()
-        await store.close()
 
 
-async def test_a_killed_worker_loses_no_game(redis_url: str, monkeypatch) -> None:
-    monkeypatch.setenv("FALLEN_DEV", "1")
-    prefix = f"bots{uuid.uuid4().hex[:8]}"
-    store = RedisEventStore(redis_url, prefix=prefix)
-    backend = await serve(store, "127.0.0.1:0", extra_games={"toy": TOY})
-    target = f"127.0.0.1:{backend.port}"
+async def test_a_killed_worker_loses_no_game(redis_url: str, toy_backend: ToyBackend) -> None:
+    _, prefix, target = toy_backend
     doomed = BotWorker(redis_url, target, prefix=prefix, consumer="doomed")
     survivor = BotWorker(redis_url, target, prefix=prefix, consumer="survivor", claim_idle_ms=200)
     stop = asyncio.Event()
@@ -155,8 +158,6 @@ async def test_a_killed_worker_loses_no_game(redis_url: str, monkeypatch) -> Non
     finally:
         stop.set()
         await survivor.close()
-        await backend.stop()
-        await store.close()
 
 
 async def test_a_human_plays_worlds_against_the_bots_worlds_pool(
