@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from contextvars import ContextVar
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
@@ -63,13 +63,22 @@ class Catalog:
     def __getitem__(self, card_id: str) -> Card:
         return self.cards[card_id]
 
+    @cached_property
+    def _by_type(self) -> dict[str, tuple[Card, ...]]:
+        """Every type's cards in file order (one scan of the catalog, kept with it)."""
+        out: dict[str, list[Card]] = {}
+        for c in self.cards.values():
+            out.setdefault(c["type"], []).append(c)
+        return {kind: tuple(cards) for kind, cards in out.items()}
+
     def of_type(self, kind: str) -> list[Card]:
         """Return the cards of one type, in file order."""
-        return [c for c in self.cards.values() if c["type"] == kind]
+        return list(self._by_type.get(kind, ()))
 
     def ids(self, kind: str, **where: Any) -> list[str]:
         """Return the ids of cards of a type whose fields equal the given values."""
-        return [c["id"] for c in self.of_type(kind) if all(c.get(k) == v for k, v in where.items())]
+        cards = self._by_type.get(kind, ())
+        return [c["id"] for c in cards if all(c.get(k) == v for k, v in where.items())]
 
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

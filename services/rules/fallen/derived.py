@@ -75,15 +75,37 @@ def _card_sources(state: State) -> Iterator[tuple[str, dict[str, Any]]]:
 _LAST: list[Any] = [None, ()]
 
 
+def _sources_key(state: State) -> tuple[Any, ...]:
+    """Return everything the sources depend on; unchanged parts are the same objects from
+    state to state (zones and vars are shared, never edited), so comparing is cheap."""
+    zone, peek = state.zone, state.peek
+    slot = peek("ch.slot")
+    bound = (zone(f"augment.{slot}"), zone(f"curse.{slot}"), zone(f"slot.{slot}"))
+    return (
+        data_version(),
+        zone("hero.skills"),
+        zone("hero.equipment"),
+        zone("crit.hero"),
+        zone("crit.dl"),
+        zone("bound.hero"),
+        slot,
+        *(bound if slot is not None else ()),
+        peek("ch.ability"),
+        peek("ch.creature"),
+        peek("ch.mods"),
+    )
+
+
 def sources(state: State) -> tuple[tuple[str, dict[str, Any]], ...]:
     """Return (owner, data) for every card whose passive mods and triggers apply now.
 
-    States are immutable, so the answer for the last state asked is kept (rules ask many
-    times per state while computing options and modifiers).
+    Rules ask many times per decision while computing options and modifiers, and most
+    events change none of the inputs: the answer is kept for the last inputs seen.
     """
-    if _LAST[0] is not state:
+    key = _sources_key(state)
+    if _LAST[0] != key:
         _LAST[1] = tuple(_sources(state))
-        _LAST[0] = state
+        _LAST[0] = key
     found: tuple[tuple[str, dict[str, Any]], ...] = _LAST[1]
     return found
 

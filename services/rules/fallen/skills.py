@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from services.rules.fallen.cards import card, catalog
+from services.rules.fallen.cards import card
+from services.rules.fallen.derived import skills_of
 from services.rules.fallen.effects import run_effects
 from services.rules.fallen.flow import Args, Ctx, answer, task
 from services.rules.fallen.state import HERO, State
@@ -13,7 +14,7 @@ def next_skills(state: State) -> list[str]:
     hero = state.var("char.hero")
     owned = {card(c)["group"]: int(card(c)["rank"]) for c in state.zone("hero.skills")}
     out = []
-    for cid in catalog().ids("skill", hero=hero):
+    for cid in skills_of(hero):
         c = card(cid)
         if int(c["rank"]) == owned.get(c["group"], 0) + 1 and cid in state.zone(f"skills.{hero}"):
             out.append(cid)
