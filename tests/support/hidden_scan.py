@@ -74,6 +74,18 @@ def all_strings(value: Any) -> Iterator[str]:
             yield from all_strings(v)
 
 
+def tokens(obj: Any) -> set[str]:
+    """Return every name a JSON-ready object could give a card: its whole-id strings (keys
+    included) and the id-like tokens of its other strings (sentences)."""
+    found: set[str] = set()
+    for text in all_strings(obj):
+        if ID.fullmatch(text):
+            found.add(text)
+        else:
+            found.update(TOKEN.findall(text))
+    return found
+
+
 def named(text: str, forbidden: set[str]) -> list[str]:
     """Return the forbidden ids that text names (as whole tokens)."""
     return sorted(set(TOKEN.findall(text)) & forbidden)
@@ -88,9 +100,11 @@ class Knowledge:
         self._hidden: dict[str | None, set[str]] = {r: set(vocab) for r in readers}
 
     def see(self, env: Envelope) -> None:
+        new: set[str] | None = None  # the event's card ids, found once for every reader
         for reader, known in self.known.items():
             if may_see(env, reader):
-                new = {s for s, _ in strings(env.data)} & self.vocab
+                if new is None:
+                    new = {s for s, _ in strings(env.data)} & self.vocab
                 known |= new
                 self._hidden[reader] -= new
 
@@ -99,14 +113,11 @@ class Knowledge:
 
     def check_obj(self, reader: str | None, obj: Any, what: str) -> None:
         """Assert no string (key or value) of a JSON-ready object names a hidden card."""
-        hidden = self._hidden[reader]
-        leaked: set[str] = set()
-        for text in all_strings(obj):
-            if ID.fullmatch(text):
-                if text in hidden:
-                    leaked.add(text)
-            else:
-                leaked |= set(TOKEN.findall(text)) & hidden
+        self.check_tokens(reader, tokens(obj), what)
+
+    def check_tokens(self, reader: str | None, names: set[str], what: str) -> None:
+        """Assert none of an object's names (tokens(obj)) is a card hidden from the reader."""
+        leaked = names & self._hidden[reader]
         assert not leaked, f"{what} for {reader or 'spectator'} names hidden cards {sorted(leaked)}"
 
     def check_changed(
@@ -159,9 +170,12 @@ def scan_game(
     for env in envs:
         proj = core.apply(proj, env, engines.get)
         knowledge.see(env)
+        names: set[str] | None = None  # the event's names, found once for every reader
         for reader in readers:
             if may_see(env, reader):
-                knowledge.check_obj(reader, seat_event(env), f"{env.stream} v{env.version}")
+                if names is None:
+                    names = tokens(seat_event(env))
+                knowledge.check_tokens(reader, names, f"{env.stream} v{env.version}")
                 checks += 1
         if env.stream == stream and env.version in boundary and proj.game:
             views = core.views(proj, engines.get)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from services.kernel.envelope import Envelope
-from tests.support.hidden_scan import Knowledge
+from tests.support.hidden_scan import Knowledge, tokens
 
 
 def env(vis, data) -> Envelope:
@@ -35,3 +35,16 @@ def test_incremental_checks_still_catch_a_leak_in_a_changed_part():
     leaky = {"zones": {"hand": ["c1"], "deck": ["c2"]}, "phase": "x"}
     with pytest.raises(AssertionError, match="c2"):
         k.check_changed("a", leaky, first, "v2")
+
+
+def test_an_events_names_found_once_are_checked_against_each_readers_hidden_cards():
+    # given c2 dealt to b only, and an event for both seats whose sentence names c2
+    k = Knowledge({"c1", "c2"}, ["a", "b", None])
+    k.see(env(["b"], {"card": "c2"}))
+    names = tokens({"note": "b keeps c2.", "cards": ["c1"], "c1": 1})
+    # then the names are the whole ids and the sentence's tokens
+    assert {"c1", "c2"} <= names
+    # when they are checked for each reader: b may name c2, a may not
+    k.check_tokens("b", names, "event")
+    with pytest.raises(AssertionError, match="c2"):
+        k.check_tokens("a", names, "event")
