@@ -38,8 +38,9 @@ def test_incremental_checks_still_catch_a_leak_in_a_changed_part():
 
 
 def test_an_events_names_found_once_are_checked_against_each_readers_hidden_cards():
-    # given c2 dealt to b only, and an event for both seats whose sentence names c2
+    # given c1 public and c2 dealt to b only, and an event whose sentence names c2
     k = Knowledge({"c1", "c2"}, ["a", "b", None])
+    k.see(env(["a", "b"], {"card": "c1"}))
     k.see(env(["b"], {"card": "c2"}))
     names = tokens({"note": "b keeps c2.", "cards": ["c1"], "c1": 1})
     # then the names are the whole ids and the sentence's tokens
