@@ -120,6 +120,7 @@ async def kill(c: Cluster, service: str, delay: float, log: dict[str, str], last
     await asyncio.sleep(delay)
     victim = c.stack.containers(service)[0]
     at, playing = len(c.acks), len(c.in_flight)
+    when = time.strftime("%H:%M:%S", time.gmtime())  # to match with the containers' logs (UTC)
     start = time.monotonic()
     await asyncio.to_thread(docker, "kill", victim)
     if last:
@@ -130,7 +131,7 @@ async def kill(c: Cluster, service: str, delay: float, log: dict[str, str], last
         client.repoint(await asyncio.to_thread(c.stack.endpoints, service))
     await asyncio.to_thread(c.stack.wait_container_healthy, victim, HEALTHY_AGAIN_S)
     log[service] = (
-        f"{service}: killed at ack {at} with {playing} games in flight, "
+        f"{service}: killed at {when} UTC, ack {at}, with {playing} games in flight, "
         f"healthy again after {time.monotonic() - start:.1f} s"
     )
     print(f"\ncluster: {log[service]}", flush=True)
