@@ -16,7 +16,9 @@
 # volume and network of its compose projects, and stops the dockerd it started (unless
 # someone else's containers run on it). Fails loudly (non-zero) on any unhealthy container
 # and on any phase that overruns its bound (FALLEN_STACK_TIMEOUT, default 1200 s, for the
-# stack tests).
+# stack tests). On a failure the containers' log lines with "rpc failed", a traceback or an
+# ERROR are printed, at most 300 (tests/stack/logdump.py: by the stack fixture, or here
+# when pytest was cut off), so a CI failure can be read from the CI output alone.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
@@ -40,6 +42,8 @@ cleanup() {
   # Whatever this or a killed earlier run left of its compose projects (fallenstack<pid>).
   for p in $(docker ps -a --format '{{.Label "com.docker.compose.project"}}' 2>/dev/null \
              | grep '^fallenstack' | sort -u); do
+    # pytest cut off (FALLEN_STACK_TIMEOUT) printed no log lines: the error lines, bounded
+    [[ $rc -eq 0 ]] || "$py" -m tests.stack.logdump "$p" >&2 || true
     printf 'stack-test: removing the leftover compose project %s\n' "$p" >&2
     docker rm -f $(docker ps -aq --filter "label=com.docker.compose.project=$p") >/dev/null || true
   done

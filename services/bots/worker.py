@@ -249,14 +249,17 @@ class BotWorker:
         if env.type == GAME_CREATED:
             self._games[game_id] = bot_game(env.data, game_id)
             self._taken[game_id] = frozenset()
-        elif game_id not in self._games:  # first seen mid-game (a restarted worker)
+        elif game_id not in self._games:  # first seen mid-game (a restarted worker, or
+            # the pool's other worker got the GameCreated entry)
             self._games[game_id] = bot_game(await game_info(self._store, game_id), game_id)
-            summary = await self._stub.GetGame(
-                rules_pb2.GetGameRequest(game_id=game_id), metadata=self._md
-            )
-            self._taken[game_id] = frozenset(
-                s for s, status in summary.seat_status.items() if status == TAKEN_OVER
-            )
+            self._taken[game_id] = frozenset()
+            if in_pool(self.pool, self._games[game_id]):  # another pool's rules refuse it
+                summary = await self._stub.GetGame(
+                    rules_pb2.GetGameRequest(game_id=game_id), metadata=self._md
+                )
+                self._taken[game_id] = frozenset(
+                    s for s, status in summary.seat_status.items() if status == TAKEN_OVER
+                )
         taken = self._taken.get(game_id, frozenset())
         self._taken[game_id] = taken_after(taken, env.type, env.data)
         return game_id, self._games[game_id]

@@ -128,3 +128,47 @@ async def test_each_land_bot_pool_plays_only_the_games_of_its_rules_pool(
                 await asyncio.wait_for(b.stop(), 30)
             except TimeoutError:
                 pass
+
+
+async def test_a_worker_first_seeing_another_pools_game_mid_game_asks_its_rules_pool_nothing(
+    redis_url: str, monkeypatch
+) -> None:
+    monkeypatch.setenv("FALLEN_DEV", "1")
+    monkeypatch.delenv("FALLEN_JWT_SECRET", raising=False)
+    prefix = f"split{uuid.uuid4().hex[:8]}"
+    backends: list[Backend] = []
+    worker = None
+    try:
+        # given rules-land-epic with a 6-seat game under way, and rules-land apart
+        main = await serve(RedisEventStore(redis_url, prefix=prefix), "127.0.0.1:0")
+        backends.append(main)
+        views = f"127.0.0.1:{main.port}"
+        targets = {}
+        for pool in ("rules-land", "rules-land-epic"):
+            b = await serve(
+                RedisEventStore(redis_url, prefix=prefix), "127.0.0.1:0", pool, dice_addr=views
+            )
+            backends.append(b)
+            targets[pool] = f"127.0.0.1:{b.port}"
+        epic = await _bot_game(targets["rules-land-epic"], 6)
+        events = await main.store.read(f"game-{epic}")
+        assert len(events) > 1 and events[-1].type != "GameCreated"
+        # and a bots-land worker that never saw its GameCreated (the pool's other worker
+        # took that entry, or this one was restarted)
+        spec, group = bot_pool("bots-land")
+        worker = BotWorker(
+            redis_url, targets["rules-land"], prefix=prefix, pool=spec, group=group,
+            views_target=views,
+        )  # fmt: skip
+        # when it is handed the game's newest entry, then it neither fails (rules-land
+        # refuses a 6-seat game: INVALID_ARGUMENT) nor moves
+        await worker.handle(events[-1])
+        assert worker.moves == 0
+    finally:
+        if worker is not None:
+            await worker.close()
+        for b in reversed(backends):
+            try:
+                await asyncio.wait_for(b.stop(), 30)
+            except TimeoutError:
+                pass

@@ -16,14 +16,18 @@ from pathlib import Path
 import pytest
 
 from tests.stack.compose import ROOT, Stack, StackError
+from tests.stack.logdump import report
 
 COMPOSE = ROOT / "docker-compose.yml"
 
 
 @pytest.fixture(scope="session")
-def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+def stack(
+    tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> Iterator[Stack]:
     """Bring the whole stack up (two containers of every service of the image but the
-    relay), wait for every healthcheck, tear it down (volumes too)."""
+    relay), wait for every healthcheck, tear it down (volumes too); when it did not come up
+    or a test failed, print the containers' error log lines first (tests/stack/logdump.py)."""
     secret = os.environ.get("FALLEN_JWT_SECRET") or secrets.token_hex(32)
     os.environ["FALLEN_JWT_SECRET"] = secret  # the test's tokens are signed like the stack's
     os.environ.pop("FALLEN_DEV", None)
@@ -40,6 +44,8 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     if reuse:
         yield s
         return
+    failed = request.session.testsfailed
+    broken = False
     try:
         start = time.monotonic()
         s.up(s.scale())  # scaled at once: one health-ordered start instead of two
@@ -50,8 +56,11 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         )
         yield s
     except StackError as err:
+        broken = True
         pytest.fail(str(err))
     finally:
+        if broken or request.session.testsfailed > failed:
+            print(f"\n{report(s.project)}", flush=True)
         s.down()
         left = s.containers()
         assert not left, f"containers left behind: {left}"

@@ -205,45 +205,62 @@ async def play(
     created: bool = False,
 ) -> dict[str, Any]:
     """Create game_id (unless created) and play it to the end through the replicas; return
-    its summary. The test plays every seat but those of `bot:` players (its bots pool's)."""
+    its summary. The test plays every seat but those of `bot:` players (its bots pool's).
+
+    As a client does (docs/clients.md): a seat acts on the turn SubmitCommand's answer names
+    (`next_turn`: the seat and, for the caller's own seat, its legal commands), and asks
+    GetGame / ListLegalCommands only when the answer does not say (another player's seat,
+    chance or a bot to wait for, a deduplicated retry, a lost race)."""
     if not created:
         await create(replicas, first, game, game_id, seats)
     humans, bots = split_seats(seats)
     meta = {seat: _md(player) for seat, player in humans.items()}
     host = next(iter(meta.values()))
+    get = rules_pb2.GetGameRequest(game_id=game_id)
     turns, view = 0, {}
+    seat, version, commands = "", -1, []  # the turn known from the last answer ("": ask)
     for _ in range(MAX_TURNS):
-        get = rules_pb2.GetGameRequest(game_id=game_id)
-        summary = await replicas.call(first, "GetGame", get, host)
-        if summary.ended:
-            return {"game_id": game_id, "version": summary.version, "bots": bots,
-                    "outcome": struct_to_py(summary.outcome)}  # fmt: skip
-        seat = summary.waiting_for
+        if not seat:
+            summary = await replicas.call(first, "GetGame", get, host)
+            if summary.ended:
+                return {"game_id": game_id, "version": summary.version, "bots": bots,
+                        "outcome": struct_to_py(summary.outcome)}  # fmt: skip
+            seat, version, commands = summary.waiting_for, summary.version, []
         if seat not in meta:  # chance or a bot (answered by the servers, also after a crash)
             waited = await wait_for_players(replicas, first, get, host, meta)
             if waited is None:  # the caller reports it (and fails) with the figures
-                return {"game_id": game_id, "version": summary.version, "stalled": seat}
+                return {"game_id": game_id, "version": version, "stalled": seat}
+            seat = ""
             continue
-        legal_req = rules_pb2.ListLegalCommandsRequest(game_id=game_id, seat=seat)
-        legal = await replicas.call(first, "ListLegalCommands", legal_req, meta[seat])
-        choices = parse_choices(legal.commands)
+        if not commands:
+            legal_req = rules_pb2.ListLegalCommandsRequest(game_id=game_id, seat=seat)
+            legal = await replicas.call(first, "ListLegalCommands", legal_req, meta[seat])
+            if legal.waiting_for != seat:  # the game moved on (a retry of ours had landed)
+                seat = ""
+                continue
+            commands, version = list(legal.commands), legal.version
+        choices = parse_choices(commands)
         if not choices:
             raise AssertionError(f"game {game_id}: seat {seat!r} must act but has no legal command")
         if turns % VIEW_EVERY == 0:  # the read side, sampled: it waits for the faust workers
-            view = await read_view(views, first, game_id, seat, legal.version, meta[seat])
+            view = await read_view(views, first, game_id, seat, version, meta[seat])
         turns += 1
-        turn = Turn(game, game_id, seat, legal.version, view, choices, game_id)
+        turn = Turn(game, game_id, seat, version, view, choices, game_id)
         pick = choices[policies[seat](turn)]
-        command_id = f"bot-{seat}-{legal.version}"
+        command_id = f"bot-{seat}-{version}"
         submit = rules_pb2.SubmitCommandRequest(
             game_id=game_id, seat=seat, kind=pick.kind, args=to_struct(pick.args),
-            command_id=command_id, expected_version=legal.version,
+            command_id=command_id, expected_version=version,
         )  # fmt: skip
         try:
             resp = await replicas.call(first, "SubmitCommand", submit, meta[seat])
         except grpc.aio.AioRpcError as err:  # another attempt of ours landed first
             if err.code() != grpc.StatusCode.ABORTED:
                 raise
+            seat = ""
             continue
         acks.append(Ack(game_id, command_id, resp.version))
+        seat, version, commands = "", resp.version, []
+        if not resp.ended and resp.HasField("next_turn"):  # unset on a deduplicated retry
+            seat, commands = resp.next_turn.waiting_for, list(resp.next_turn.commands)
     raise AssertionError(f"game {game_id} did not end within {MAX_TURNS} turns")

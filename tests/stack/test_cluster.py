@@ -72,6 +72,7 @@ class Cluster:
     results: list[dict[str, Any]] = field(default_factory=list)
     in_flight: dict[str, str] = field(default_factory=dict)  # loop -> game id
     kills_issued: asyncio.Event = field(default_factory=asyncio.Event)  # no new game after it
+    t0: float = field(default_factory=time.monotonic)  # when the games start
 
     def replicas_of(self, service: str) -> list[Replicas]:
         """Return the test's clients of a service (to repoint after a restart)."""
@@ -120,6 +121,7 @@ async def kill(c: Cluster, service: str, delay: float, log: dict[str, str], last
     await asyncio.sleep(delay)
     victim = c.stack.containers(service)[0]
     at, playing = len(c.acks), len(c.in_flight)
+    when = time.strftime("%H:%M:%S", time.gmtime())  # to match with the containers' logs (UTC)
     start = time.monotonic()
     await asyncio.to_thread(docker, "kill", victim)
     if last:
@@ -130,7 +132,8 @@ async def kill(c: Cluster, service: str, delay: float, log: dict[str, str], last
         client.repoint(await asyncio.to_thread(c.stack.endpoints, service))
     await asyncio.to_thread(c.stack.wait_container_healthy, victim, HEALTHY_AGAIN_S)
     log[service] = (
-        f"{service}: killed at ack {at} with {playing} games in flight, "
+        f"{service}: killed at {when} UTC (+{start - c.t0:.0f} s), ack {at}, with {playing} "
+        "games in flight, "
         f"healthy again after {time.monotonic() - start:.1f} s"
     )
     print(f"\ncluster: {log[service]}", flush=True)
@@ -183,7 +186,7 @@ async def test_killing_one_container_of_each_kind_loses_nothing(stack: Stack):
     kills: dict[str, str] = {}
     # when every rules pool plays games with bots while one container of each kind is
     # killed and started again
-    start = time.monotonic()
+    start = c.t0 = time.monotonic()
     loops = [game_loop(c, s, i) for s in rules_services for i in range(LOOPS_PER_POOL)]
     try:
         await asyncio.gather(chaos(c, order, kills), *loops)
