@@ -127,3 +127,49 @@ async def test_given_a_served_command_with_chance_then_its_appends_share_one_fsy
     assert after.version - loaded.version >= 2
     assert store.full_commits == before_commits + 1
     await store.close()
+
+
+class Context:
+    """The part of a grpc.aio.ServicerContext the rpc wrapper reads."""
+
+    def __init__(self) -> None:
+        from services.kernel.auth import issue_token
+
+        self.md = (("authorization", f"Bearer {issue_token('service:t', service=True)}"),)
+
+    def invocation_metadata(self) -> tuple[tuple[str, str], ...]:
+        return self.md
+
+    async def abort(self, code: Any, reason: str) -> None:
+        raise AssertionError(f"aborted: {code} {reason}")
+
+
+async def test_given_a_servicer_with_an_event_store_then_each_call_is_one_group_commit(
+    tmp_path, monkeypatch
+):
+    from services.kernel.grpcx.rpc import rpc
+
+    monkeypatch.setenv("FALLEN_DEV", "1")
+    store = SqliteEventStore(tmp_path / "rpc.db")
+    ctx = contextvars.copy_context()
+    seen: list[Any] = []
+
+    class Servicer:
+        event_store = store
+
+        @rpc
+        async def Append(self, request: Any, context: Any, principal: Any) -> int:
+            for n in range(3):
+                await store.append("game-rpc", n, ev(n))
+            # what another caller reads meanwhile (outside this call)
+            seen.append(await outside(ctx, reads(store, "game-rpc")))
+            return n
+
+    before = store.full_commits
+    # when a call appends three times
+    await Servicer().Append(None, Context())
+    # then nobody else read the appends before the call answered, and one fsync covered all
+    assert seen == [(0, 0, 0, 0)]
+    assert store.full_commits == before + 1
+    assert await store.version("game-rpc") == 3
+    await store.close()
