@@ -19,7 +19,7 @@ walk) the texts again for every view they write (docs/performance.md, fourth pas
 from __future__ import annotations
 
 from collections.abc import Iterable
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any, NoReturn
 
 from services.kernel.canonical import canonical_json
@@ -45,15 +45,27 @@ class ReadOnlyDict(dict[str, Any]):
 class CardTexts(ReadOnlyDict):
     """A view's card texts (card id -> text) that knows its canonical JSON."""
 
-    __slots__ = ("_dl", "_keys", "_version")
+    __slots__ = ("_dl", "_keys", "_text", "_version")
 
     def __init__(self, version: int, dl: bool, ids: list[str]) -> None:
         super().__init__((cid, _served(version, cid, dl)[0]) for cid in ids)
         self._version, self._dl, self._keys = version, dl, ids
+        self._text: str | None = None
 
     def canonical_text(self) -> str:
-        """Return canonical_json(self) from the texts' encodings (ids are sorted)."""
-        return "{" + ",".join(_served(self._version, c, self._dl)[1] for c in self._keys) + "}"
+        """Return canonical_json(self) from the texts' encodings (ids are sorted; the map
+        cannot change, so the text is joined once)."""
+        if self._text is None:
+            parts = (_served(self._version, c, self._dl)[1] for c in self._keys)
+            self._text = "{" + ",".join(parts) + "}"
+        return self._text
+
+
+@lru_cache(maxsize=256)
+def _texts(version: int, dl: bool, ids: frozenset[str]) -> CardTexts:
+    """Return the (shared, read-only) texts of a set of cards: consecutive views of a game
+    mostly show the same cards, so most views reuse the map and its JSON."""
+    return CardTexts(version, dl, sorted(ids))
 
 
 def _quest_read_aloud(quest: dict[str, Any]) -> dict[str, Any]:
@@ -104,4 +116,4 @@ def served_cards(view: dict[str, Any], seat: str | None) -> CardTexts:
         if isinstance(cards, list) and _in_game(zone, hero):
             ids.update(cards)
     ids.update(c for c in view["characters"].values() if c)
-    return CardTexts(data_version(), seat == DL, sorted(c for c in ids if c in known))
+    return _texts(data_version(), seat == DL, frozenset(c for c in ids if c in known))
