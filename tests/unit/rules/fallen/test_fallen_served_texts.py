@@ -81,8 +81,9 @@ def test_given_a_served_view_when_a_caller_changes_a_card_text_then_it_is_refuse
         view["cards"].pop(cid)
     with pytest.raises(TypeError):
         view["cards"][cid].update(name="changed")
-    # and the next view still serves the card's own text
+    # and the next view still serves the card's own text (the very same shared map)
     assert RULES.view(state, HERO)["cards"][cid]["name"] == name
+    assert RULES.view(state, HERO)["cards"] is view["cards"]
     # and copies (copy, deepcopy, pickle) are plain dicts a caller may change
     for clone in (
         copy.copy(view["cards"]),
