@@ -47,6 +47,7 @@ class DeckServicer(deck_pb2_grpc.DeckServiceServicer):
 
     def __init__(self, engine: DeckEngine) -> None:
         self.engine = engine
+        self.event_store = engine.store  # each call is one group commit (rpc)
         self.dealing = LocalDealing(engine)
 
     @rpc

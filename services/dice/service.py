@@ -37,6 +37,7 @@ class DiceServicer(dice_pb2_grpc.DiceServiceServicer):
 
     def __init__(self, engine: DiceEngine) -> None:
         self.engine = engine
+        self.event_store = engine.store  # each call is one group commit (rpc)
 
     @rpc
     async def CommitSeed(

@@ -4,6 +4,15 @@ Runners only fetch events and keep a checkpoint; the Projector applies the pure 
 (core.apply), recovers what it lacks from the event store (a game's engine state after a
 restart, events a feed skipped), and commits views, audit records and game records to the
 view store in one batch.
+
+With view_every_s > 0 (the faust runner) a game's views are written at most once per
+view_every_s: a batch that finds a game's views written less than that ago applies its
+events and leaves the game in ``deferred``; ``flush()`` writes the views of deferred games
+whose time has come (the runner calls it when ``next_flush_in()`` says). A game whose events
+arrive further apart than that is viewed at once, as before; one that gets events in
+every batch (a busy worker's small batches) costs one set of views per interval instead of
+one per batch. The runner acknowledges a deferred game's events only after its views are
+written, so delivery stays at least once. Lag is measured when an event's views are written.
 """
 
 from __future__ import annotations
@@ -44,6 +53,7 @@ LAG_EVENTS = Gauge(
 )
 MAX_CACHED = 2000
 MAX_RECOVERIES = 8
+NEVER = float("-inf")
 SAMPLES = 200_000
 STATUS_SAMPLES = 10_000
 
@@ -78,6 +88,7 @@ class Projector:
         games: Mapping[str, GameRules] | None = None,
         runner: str = "projections",
         max_cached: int = MAX_CACHED,
+        view_every_s: float = 0.0,
     ) -> None:
         self.store = store
         self.views = views
@@ -91,6 +102,10 @@ class Projector:
         self.last_lag = 0.0
         self.lag_samples: deque[float] = deque(maxlen=SAMPLES)
         self._text = ViewText()
+        self.view_every = view_every_s
+        self.deferred: set[str] = set()  # games whose views wait for flush()
+        self._viewed_at: dict[str, float] = {}  # game -> monotonic time its views were written
+        self._waiting: dict[str, list[float]] = {}  # deferred game -> its events' append times
 
     def rules_of(self, game: str) -> GameRules | None:
         """Return the engine of a game kind, or None when this deployment has none."""
@@ -164,8 +179,17 @@ class Projector:
             game_id = stream_game(env.stream)
             proj = touched.get(game_id) or await self._get(game_id)
             touched[game_id] = await self._apply(proj, env, batch)
+        now = time.monotonic()
+        viewed: set[str] = set()
         for game_id in touched:
-            proj = touched[game_id] = await self._write_views(touched[game_id], batch)
+            proj = touched[game_id]
+            if core.views_due(proj):
+                if self._too_soon(game_id, now):
+                    self.deferred.add(game_id)
+                else:
+                    proj = touched[game_id] = await self._write_views(proj, batch)
+                    if not core.views_due(proj):
+                        viewed.add(game_id)
             if proj.events or proj.heads:
                 batch.games[game_id] = proj.to_record()
         try:
@@ -176,8 +200,61 @@ class Projector:
             raise
         for game_id, proj in touched.items():
             self._remember(game_id, proj)
+        self._viewed(viewed, now)
         self._measure(envs, self.applied - before)
         return self.applied - before
+
+    def _too_soon(self, game_id: str, now: float) -> bool:
+        """Return whether a game's views were written less than view_every_s ago."""
+        if self.view_every <= 0:
+            return False
+        return (
+            game_id in self.deferred or now - self._viewed_at.get(game_id, NEVER) < self.view_every
+        )
+
+    def _viewed(self, game_ids: set[str], now: float) -> None:
+        """Note that games' views are written (as of now); measure their waiting events."""
+        for game_id in game_ids:
+            self.deferred.discard(game_id)
+            if self.view_every > 0:
+                self._viewed_at[game_id] = now
+            self._observe(self._waiting.pop(game_id, ()))
+        if len(self._viewed_at) > self.max_cached:
+            for game_id in list(self._viewed_at)[: len(self._viewed_at) - self.max_cached]:
+                if game_id not in self.deferred:
+                    del self._viewed_at[game_id]
+
+    def next_flush_in(self) -> float | None:
+        """Return seconds until the first deferred game's views are due (None: none waits)."""
+        if not self.deferred:
+            return None
+        now = time.monotonic()
+        due = min(self._viewed_at.get(g, NEVER) for g in self.deferred) + self.view_every
+        return max(0.0, due - now)
+
+    async def flush(self) -> set[str]:
+        """Write the views of deferred games whose interval has passed; return those games."""
+        now = time.monotonic()
+        ready = [g for g in self.deferred if now - self._viewed_at.get(g, NEVER) >= self.view_every]
+        if not ready:
+            return set()
+        batch = Batch()
+        done: dict[str, GameProjection] = {}
+        for game_id in ready:
+            proj = await self._write_views(await self._get(game_id), batch)
+            done[game_id] = proj
+            if proj.events or proj.heads:
+                batch.games[game_id] = proj.to_record()
+        try:
+            await self.views.commit(batch)
+        except BaseException:
+            for game_id in done:
+                self._cache.pop(game_id, None)
+            raise
+        for game_id, proj in done.items():
+            self._remember(game_id, proj)
+        self._viewed(set(done), now)
+        return set(done)
 
     def _remember(self, game_id: str, proj: GameProjection) -> None:
         """Cache a projection (ended games drop their engine state), evicting the oldest."""
@@ -192,16 +269,28 @@ class Projector:
         """Record append-to-view lag of the batch's events."""
         if not envs:
             return
-        now = time.time()
         APPLIED.labels(self.runner).inc(applied)
         self.last_position = max(self.last_position, max(e.position for e in envs))
+        now: list[float] = []
         for env in envs:
             at = occurred_seconds(env)
-            if at is not None:
-                lag = max(0.0, now - at)
-                self.lag_samples.append(lag)
-                LAG_SECONDS.labels(self.runner).observe(lag)
-                self.last_lag = lag
+            if at is None:
+                continue
+            game_id = stream_game(env.stream)
+            if game_id in self.deferred:
+                self._waiting.setdefault(game_id, []).append(at)
+            else:
+                now.append(at)
+        self._observe(now)
+
+    def _observe(self, appended_at: Sequence[float]) -> None:
+        """Record the lag of events (by append time) whose views are written now."""
+        now = time.time()
+        for at in appended_at:
+            lag = max(0.0, now - at)
+            self.lag_samples.append(lag)
+            LAG_SECONDS.labels(self.runner).observe(lag)
+            self.last_lag = lag
 
     def forget(self) -> None:
         """Drop every cached projection (the next events reload them)."""

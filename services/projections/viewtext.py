@@ -7,6 +7,9 @@ each large top-level value is remembered by its marshal bytes: equal bytes mean 
 types and values (marshal tells True from 1, 1.0 from 1 and a tuple from a list), so the
 remembered text is exactly what canonical_json would write. Different bytes for an equal
 value (another key order, other object sharing) only cost a fresh encode.
+
+A part that knows its own canonical JSON (a ``canonical_text()`` method, e.g. Fallen's card
+texts, services/rules/fallen/texts.py) is asked for it instead: no walk, no encode.
 """
 
 from __future__ import annotations
@@ -33,6 +36,9 @@ class ViewText:
         """Return canonical_json(value), from memory when a value of the same bytes was seen."""
         if not isinstance(value, dict | list) or not value:
             return canonical_json(value)
+        own = getattr(value, "canonical_text", None)
+        if own is not None:
+            return str(own())
         try:
             raw = marshal.dumps(value)
         except ValueError:  # not plain data (marshal refuses it): nothing to remember

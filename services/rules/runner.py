@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from services.deck.engine import DeckEngine
 from services.dice.port import DicePort
@@ -32,7 +33,7 @@ from services.kernel.games import (
     game_stream,
     seat_status,
 )
-from services.kernel.store.base import ANY_VERSION, CommandKey, EventStore
+from services.kernel.store.base import ANY_VERSION, CommandKey, EventStore, one_fsync
 from services.kernel.upcast import for_rules
 from services.rules.kernel.api import (
     CHANCE,
@@ -49,6 +50,24 @@ from services.rules.kernel.deck import DeckPort, DeckServicePort
 from services.rules.pools import PoolSpec, admits, describe, pool_for
 from services.rules.registry import load
 from services.rules.solo_records import note_game_end
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _one_fsync(
+    method: Callable[Concatenate[GameRunner, P], Awaitable[R]],
+) -> Callable[Concatenate[GameRunner, P], Awaitable[R]]:
+    """Run a runner method's appends (a command's events, the draws, chance's answers) as
+    one group commit: one fsync before it returns (services/kernel/store/sqlite_sync.py)."""
+
+    @functools.wraps(method)
+    async def wrapper(self: GameRunner, *args: P.args, **kwargs: P.kwargs) -> R:
+        async with one_fsync(self.store):
+            return await method(self, *args, **kwargs)
+
+    return wrapper
+
 
 MAX_CHANCE_STEPS = 500
 MAX_CACHED_GAMES = 5000
@@ -199,6 +218,7 @@ class GameRunner:
         envs = [_as_stored(game_stream(loaded.game_id), first + i, e) for i, e in enumerate(events)]
         return self._remember(_apply(loaded, envs))
 
+    @_one_fsync
     async def create(
         self,
         game: str,
@@ -245,6 +265,7 @@ class GameRunner:
             return await self.run_chance(game_id)
         return loaded
 
+    @_one_fsync
     async def submit(
         self,
         game_id: str,
@@ -301,6 +322,7 @@ class GameRunner:
             ), False
         raise RuleViolation("the game is busy; retry the command")
 
+    @_one_fsync
     async def record_seat(
         self, game_id: str, seat: str, kind: str, expected: int | None = None
     ) -> Loaded:
@@ -335,6 +357,7 @@ class GameRunner:
             version = env.version
         return replace(now, version=version)
 
+    @_one_fsync
     async def run_chance(self, game_id: str, loaded: Loaded | None = None) -> Loaded:
         """Answer every pending chance decision once (keyed by the decision), then close the
         game if it is over; another runner answering the same decision is not an error.

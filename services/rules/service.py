@@ -63,6 +63,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
 
     def __init__(self, runner: GameRunner) -> None:
         self.runner = runner
+        self.event_store = runner.store  # each call is one group commit (rpc)
 
     @rpc
     async def CreateGame(

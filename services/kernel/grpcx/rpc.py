@@ -23,6 +23,7 @@ from services.kernel.errors import (
     Unavailable,
     VersionConflict,
 )
+from services.kernel.store.base import one_fsync
 
 log = logging.getLogger("fallen.rpc")
 
@@ -64,7 +65,10 @@ def status_for(exc: DomainError) -> grpc.StatusCode:
 def rpc(
     fn: Handler,
 ) -> Callable[[Any, Any, grpc.aio.ServicerContext], Awaitable[Any]]:
-    """Wrap a handler(self, request, context, principal): authenticate, map errors, measure."""
+    """Wrap a handler(self, request, context, principal): authenticate, map errors, measure.
+
+    A servicer with an ``event_store`` runs each call as one group commit on it: the call's
+    appends share one fsync, and the answer waits until everything it read is durable."""
     method = fn.__qualname__
 
     @functools.wraps(fn)
@@ -73,7 +77,13 @@ def rpc(
         code = grpc.StatusCode.OK
         try:
             principal = principal_from_metadata(context.invocation_metadata())
-            return await fn(self, request, context, principal)
+            store = getattr(self, "event_store", None)
+            if store is None:
+                return await fn(self, request, context, principal)
+            # nothing the handler read or appended is answered before it is durable (a
+            # group commit's appends are fsynced when the block ends; sqlite_sync.py)
+            async with one_fsync(store):
+                return await fn(self, request, context, principal)
         except DomainError as exc:
             code = status_for(exc)
             reason = bounded_reason(str(exc))

@@ -6,6 +6,7 @@ import datetime as dt
 import json
 import re
 from collections.abc import Sequence
+from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -154,6 +155,13 @@ class EventStore(Protocol):
     async def close(self) -> None:
         """Release connections."""
         ...
+
+
+def one_fsync(store: EventStore) -> AbstractAsyncContextManager[None]:
+    """Return a block in which the store's appends share one fsync, done before the block
+    is left (SQLite, services/kernel/store/sqlite_sync.py); a no-op for other stores."""
+    scope = getattr(store, "one_fsync", None)
+    return scope() if callable(scope) else nullcontext()
 
 
 def validate_append(stream: str, expected_version: int, events: Sequence[NewEvent]) -> None:

@@ -1,7 +1,8 @@
 """SQLite event store: the embedded default (WAL, durable commits, multi-process safe).
 
 Appends run in a worker thread on the one writer connection (each commit is fsynced:
-synchronous=FULL). Reads run inline on a connection of the calling thread: under WAL a
+synchronous=FULL; the appends of one command inside ``one_fsync()`` share one fsync, see
+sqlite_sync.py). Reads run inline on a connection of the calling thread: under WAL a
 reader never waits for the writer, so a read neither hops threads nor queues behind
 another append's fsync (an in-memory database has one connection, shared under the lock).
 """
@@ -9,10 +10,11 @@ another append's fsync (an in-memory database has one connection, shared under t
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import sqlite3
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 
 from services.kernel.envelope import Envelope, NewEvent
@@ -32,6 +34,7 @@ from services.kernel.store.base import (
     validate_command,
 )
 from services.kernel.store.sqlite_readers import Readers
+from services.kernel.store.sqlite_sync import SCOPES, Durability, Scope, open_scope
 
 FIND_COMMAND = "SELECT result FROM sent_commands WHERE stream=? AND sender=? AND command_id=?"
 
@@ -61,6 +64,7 @@ CREATE TABLE IF NOT EXISTS sent_commands (
 );
 CREATE TABLE IF NOT EXISTS secrets (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS sync_barrier (id INTEGER PRIMARY KEY, n INTEGER NOT NULL);
 """
 
 COLUMNS = (
@@ -108,11 +112,69 @@ class SqliteEventStore:
             self._conn.execute("PRAGMA synchronous=FULL")
             self._conn.execute("PRAGMA busy_timeout=30000")
             self._conn.executescript(SCHEMA)
+            head = self._conn.execute("SELECT MAX(position) FROM events").fetchone()[0]
         self._readers = Readers(self.path, self._conn, self._lock)
+        self._durability = Durability(int(head or 0))
+        self._full = True  # the writer connection's synchronous mode is FULL
+        self.full_commits = 0  # commits that fsynced the log (appends, barriers, secrets, meta)
 
     def _rows(self, sql: str, args: tuple) -> list[tuple]:  # type: ignore[type-arg]
         """Return every row of a read (inline, on this thread's read connection)."""
         return self._readers.rows(sql, args)
+
+    def _visible(self) -> int:
+        """Return the last position reads may see now (see sqlite_sync.py)."""
+        return self._durability.visible(open_scope(self) is not None)
+
+    @contextlib.asynccontextmanager
+    async def one_fsync(self) -> AsyncIterator[None]:
+        """Let the appends made inside share one fsync, done before the block is left (its
+        end waits for it); listeners hear of them then. Nested: the outermost one syncs."""
+        if self.path == ":memory:" or open_scope(self) is not None:
+            yield
+            return
+        scope = Scope(self)
+        token = SCOPES.set((*SCOPES.get(), scope))
+        try:
+            yield
+        finally:
+            SCOPES.reset(token)
+            scope.open = False
+            if self._durability.synced < self._durability.committed:
+                await asyncio.to_thread(self._barrier)
+            for written in scope.written:
+                self._notify(written)
+
+    def _barrier(self) -> None:
+        """fsync every commit made so far: one small FULL commit (skipped when another
+        commit's fsync already covered them)."""
+        with self._lock:
+            if self._durability.synced >= self._durability.committed:
+                return
+            self._set_full(True)
+            cur = self._conn.cursor()
+            cur.execute("BEGIN IMMEDIATE")
+            try:
+                cur.execute(
+                    "INSERT INTO sync_barrier (id, n) VALUES (1, 1) "
+                    "ON CONFLICT(id) DO UPDATE SET n = n + 1"
+                )
+                cur.execute("COMMIT")
+            except BaseException:
+                cur.execute("ROLLBACK")
+                raise
+            self._durability.synced = self._durability.committed
+            self.full_commits += 1
+
+    def _set_full(self, full: bool) -> None:
+        """Set the writer's synchronous mode (call under the lock, outside a transaction)."""
+        if full != self._full:
+            self._conn.execute(f"PRAGMA synchronous={'FULL' if full else 'NORMAL'}")
+            self._full = full
+
+    def _notify(self, written: list[Envelope]) -> None:
+        for listener in self._listeners:
+            listener(written)
 
     def add_listener(self, listener: Listener) -> None:
         """Call listener with the new envelopes after every append in this process."""
@@ -129,12 +191,15 @@ class SqliteEventStore:
         validate_append(stream, expected_version, events)
         key = as_command_key(command_id)
         validate_command(key)
+        scope = open_scope(self) if self.path != ":memory:" else None
         result, written = await asyncio.to_thread(
-            self._append_sync, stream, expected_version, list(events), key
+            self._append_sync, stream, expected_version, list(events), key, scope is None
         )
         if written:
-            for listener in self._listeners:
-                listener(written)
+            if scope is None:
+                self._notify(written)
+            else:
+                scope.written.append(written)
         return result
 
     def _append_sync(
@@ -143,8 +208,10 @@ class SqliteEventStore:
         expected_version: int,
         events: list[NewEvent],
         key: CommandKey | None,
+        fsync: bool = True,
     ) -> tuple[AppendResult, list[Envelope]]:
         with self._lock:
+            self._set_full(fsync)
             cur = self._conn.cursor()
             cur.execute("BEGIN IMMEDIATE")
             try:
@@ -199,6 +266,8 @@ class SqliteEventStore:
                         (stream, key.sender, key.command_id, result_record(result, key.digest)),
                     )
                 cur.execute("COMMIT")
+                self._durability.note_commit(result.last_position, fsynced=fsync)
+                self.full_commits += fsync
                 return result, written
             except BaseException:
                 cur.execute("ROLLBACK")
@@ -216,25 +285,30 @@ class SqliteEventStore:
     async def read(self, stream: str, from_version: int = 1) -> list[Envelope]:
         """Return the stream's events from from_version on."""
         return self._query(
-            f"SELECT {COLUMNS} FROM events WHERE stream=? AND version>=? ORDER BY version",
-            (stream, _clamp(from_version)),
+            f"SELECT {COLUMNS} FROM events WHERE stream=? AND version>=? AND position<=? "
+            "ORDER BY version",
+            (stream, _clamp(from_version), self._visible()),
         )
 
     async def version(self, stream: str) -> int:
         """Return the stream's current version."""
-        rows = self._rows("SELECT MAX(version) FROM events WHERE stream=?", (stream,))
+        rows = self._rows(
+            "SELECT MAX(version) FROM events WHERE stream=? AND position<=?",
+            (stream, self._visible()),
+        )
         return int(rows[0][0] or 0)
 
     async def read_all(self, from_position: int = 1, limit: int = 1000) -> list[Envelope]:
         """Return global-feed events from from_position on, at most limit."""
         return self._query(
-            f"SELECT {COLUMNS} FROM events WHERE position>=? ORDER BY position LIMIT ?",
-            (_clamp(from_position), _clamp(limit)),
+            f"SELECT {COLUMNS} FROM events WHERE position>=? AND position<=? "
+            "ORDER BY position LIMIT ?",
+            (_clamp(from_position), self._visible(), _clamp(limit)),
         )
 
     async def head_position(self) -> int:
         """Return the last global position."""
-        rows = self._rows("SELECT MAX(position) FROM events", ())
+        rows = self._rows("SELECT MAX(position) FROM events WHERE position<=?", (self._visible(),))
         return int(rows[0][0] or 0)
 
     def _kv_get(self, table: str, key: str) -> str | None:
@@ -244,6 +318,8 @@ class SqliteEventStore:
     async def put_secret(self, key: str, value: str) -> bool:
         """Store a secret if absent; return whether it was stored."""
         with self._lock:
+            self._set_full(True)
+            self.full_commits += 1
             cur = self._conn.execute(
                 "INSERT OR IGNORE INTO secrets (key, value) VALUES (?, ?)", (key, value)
             )
@@ -260,6 +336,8 @@ class SqliteEventStore:
     async def set_meta(self, key: str, value: str) -> None:
         """Set an operational value."""
         with self._lock:
+            self._set_full(True)
+            self.full_commits += 1
             self._conn.execute(
                 "INSERT INTO meta (key, value) VALUES (?, ?) "
                 "ON CONFLICT(key) DO UPDATE SET value=excluded.value",

@@ -95,3 +95,54 @@ async def test_given_batches_split_anywhere_with_a_restart_then_views_equal_a_re
         # then the views, audit records and heads equal a rebuild
         await assert_equal_to_rebuild(store, views, [GAME])
         await views.close()
+
+
+class Clock:
+    """A monotonic clock the test moves by hand (no sleeping, no timing)."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def test_given_views_at_most_every_interval_then_busy_games_are_deferred_and_flushed(
+    store: SqliteEventStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    from services.projections import projector as projector_mod
+
+    clock = Clock()
+    monkeypatch.setattr(projector_mod.time, "monotonic", clock)
+    envs = await logged(store)
+    games = [i for i, e in enumerate(envs) if e.stream.startswith("game-")]
+    views = SqliteViewStore(tmp_path / "views.db")
+    proj = Projector(store, views, engines(), runner="test", view_every_s=0.025)
+    # given the game's first batch, viewed at once (no views were written before)
+    first = games[len(games) // 3]
+    await proj.process(envs[:first])
+    written = await views.get_view(GAME, "")
+    assert written is not None and not proj.deferred
+    # when the next batch comes within the interval
+    clock.now += 0.010
+    second = games[2 * len(games) // 3]
+    await proj.process(envs[first:second])
+    # then its events are applied but the game's views wait (deferred), due in 15 ms
+    assert proj.deferred == {GAME}
+    assert (await views.get_view(GAME, "")).version == written.version  # type: ignore[union-attr]
+    assert proj.next_flush_in() == pytest.approx(0.015)
+    # and a flush before the interval has passed writes nothing
+    clock.now += 0.005
+    assert await proj.flush() == set() and proj.deferred == {GAME}
+    # when the interval has passed, then a flush writes the views of the state applied
+    clock.now += 0.011
+    assert await proj.flush() == {GAME} and not proj.deferred
+    assert proj.next_flush_in() is None
+    # and after a quiet interval the rest is viewed at once; views equal a rebuild
+    clock.now += 1.0
+    await proj.process(envs[second:])
+    assert not proj.deferred
+    await assert_equal_to_rebuild(store, views, [GAME])
+    # and every event's lag was measured once, when its views were written
+    assert len(proj.lag_samples) == len(envs)
+    await views.close()
