@@ -62,16 +62,7 @@ async def test_each_land_bot_pool_plays_only_the_games_of_its_rules_pool(
     tasks: list[asyncio.Task[None]] = []
     try:
         # given dice and projections in one server, rules-land and rules-land-epic apart
-        main = await serve(RedisEventStore(redis_url, prefix=prefix), "127.0.0.1:0")
-        backends.append(main)
-        views = f"127.0.0.1:{main.port}"
-        targets = {}
-        for pool in ("rules-land", "rules-land-epic"):
-            b = await serve(
-                RedisEventStore(redis_url, prefix=prefix), "127.0.0.1:0", pool, dice_addr=views
-            )
-            backends.append(b)
-            targets[pool] = f"127.0.0.1:{b.port}"
+        main, views, targets = await _land_pools(redis_url, prefix, backends)
         # and the bot pools bots-land and bots-land-epic, each talking to its rules pool
         for name, rules in (("bots-land", "rules-land"), ("bots-land-epic", "rules-land-epic")):
             spec, group = bot_pool(name)
@@ -140,16 +131,7 @@ async def test_a_worker_first_seeing_another_pools_game_mid_game_asks_its_rules_
     worker = None
     try:
         # given rules-land-epic with a 6-seat game under way, and rules-land apart
-        main = await serve(RedisEventStore(redis_url, prefix=prefix), "127.0.0.1:0")
-        backends.append(main)
-        views = f"127.0.0.1:{main.port}"
-        targets = {}
-        for pool in ("rules-land", "rules-land-epic"):
-            b = await serve(
-                RedisEventStore(redis_url, prefix=prefix), "127.0.0.1:0", pool, dice_addr=views
-            )
-            backends.append(b)
-            targets[pool] = f"127.0.0.1:{b.port}"
+        main, views, targets = await _land_pools(redis_url, prefix, backends)
         epic = await _bot_game(targets["rules-land-epic"], 6)
         events = await main.store.read(f"game-{epic}")
         assert len(events) > 1 and events[-1].type != "GameCreated"
@@ -172,3 +154,21 @@ async def test_a_worker_first_seeing_another_pools_game_mid_game_asks_its_rules_
                 await asyncio.wait_for(b.stop(), 30)
             except TimeoutError:
                 pass
+
+
+async def _land_pools(
+    redis_url: str, prefix: str, backends: list[Backend]
+) -> tuple[Backend, str, dict[str, str]]:
+    """Serve dice and projections in one server and rules-land, rules-land-epic apart (all
+    on one Redis); return the main server, its address and each rules pool's address."""
+    main = await serve(RedisEventStore(redis_url, prefix=prefix), "127.0.0.1:0")
+    backends.append(main)
+    views = f"127.0.0.1:{main.port}"
+    targets = {}
+    for pool in ("rules-land", "rules-land-epic"):
+        b = await serve(
+            RedisEventStore(redis_url, prefix=prefix), "127.0.0.1:0", pool, dice_addr=views
+        )
+        backends.append(b)
+        targets[pool] = f"127.0.0.1:{b.port}"
+    return main, views, targets
