@@ -29,7 +29,9 @@ T = TypeVar("T")
 # call is idempotent (a decision key, or an operation that is the same when repeated)
 # A dependency that is down, restarting or killed mid-call answers UNAVAILABLE or
 # DEADLINE_EXCEEDED, or, when its connection drops under a call in flight, CANCELLED or
-# UNKNOWN ("Stream removed"); our own services never answer UNKNOWN (errors map to a status).
+# UNKNOWN ("Stream removed"). Our handlers map every error to a status inside the `rpc`
+# wrapper; an exception raised outside it (a bug) would also reach a caller as UNKNOWN and
+# be retried like a dropped call, then surface as UNAVAILABLE, never as INTERNAL.
 TRANSIENT = frozenset(
     {
         grpc.StatusCode.UNAVAILABLE,
