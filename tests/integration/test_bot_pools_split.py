@@ -114,11 +114,7 @@ async def test_each_land_bot_pool_plays_only_the_games_of_its_rules_pool(
                 t.cancel()
         for w in workers.values():
             await w.close()
-        for b in reversed(backends):
-            try:
-                await asyncio.wait_for(b.stop(), 30)
-            except TimeoutError:
-                pass
+        await _stop_all(backends)
 
 
 async def test_a_worker_first_seeing_another_pools_game_mid_game_asks_its_rules_pool_nothing(
@@ -149,11 +145,7 @@ async def test_a_worker_first_seeing_another_pools_game_mid_game_asks_its_rules_
     finally:
         if worker is not None:
             await worker.close()
-        for b in reversed(backends):
-            try:
-                await asyncio.wait_for(b.stop(), 30)
-            except TimeoutError:
-                pass
+        await _stop_all(backends)
 
 
 async def _land_pools(
@@ -172,3 +164,12 @@ async def _land_pools(
         backends.append(b)
         targets[pool] = f"127.0.0.1:{b.port}"
     return main, views, targets
+
+
+async def _stop_all(backends: list[Backend]) -> None:
+    """Stop the servers, the last started first (each given at most 30 s)."""
+    for b in reversed(backends):
+        try:
+            await asyncio.wait_for(b.stop(), 30)
+        except TimeoutError:
+            pass
