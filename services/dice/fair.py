@@ -32,16 +32,18 @@ class Draws:
         self._key = server_seed
         self._prefix = f"{game_id}:{client_seed}:{nonce}:"
         self._block = 0  # the r of the next HMAC block
-        self._buf = b""  # bytes of the stream not consumed yet
+        self._buf = b""  # bytes of the stream from the last block on
+        self._pos = 0  # how many of them are consumed
 
     def _take(self, n: int) -> bytes:
         """Return the next n bytes of the stream (byte_stream's bytes, in order)."""
-        while len(self._buf) < n:
+        buf, pos = self._buf, self._pos
+        while len(buf) - pos < n:
             msg = f"{self._prefix}{self._block}".encode()
-            self._buf += hmac.digest(self._key, msg, "sha256")
+            buf, pos = buf[pos:] + hmac.digest(self._key, msg, "sha256"), 0
             self._block += 1
-        out, self._buf = self._buf[:n], self._buf[n:]
-        return out
+        self._buf, self._pos = buf, pos + n
+        return buf[pos : pos + n]
 
     def uniform(self, k: int) -> int:
         """Return an integer in [0, k) without modulo bias."""

@@ -30,6 +30,19 @@ def canonical_json(obj: Any) -> str:
     return "".join(_ENCODE(obj, 0))
 
 
+_STR_JSON = json.encoder.encode_basestring  # what the encoder above writes for a str
+
+
+def _scalar_json(value: Any) -> str:
+    """Return canonical_json of a str or int without the encoder's call overhead."""
+    kind = type(value)
+    if kind is str:
+        return _STR_JSON(value)
+    if kind is int:
+        return int.__repr__(value)
+    return canonical_json(value)
+
+
 def chain_hash(
     stream: str,
     version: int,
@@ -56,8 +69,8 @@ def chain_hash_encoded(
     """Return chain_hash with visibility and data given as their canonical JSON text (the
     same digest, without encoding the payload a second time)."""
     text = (
-        f'{{"data":{data_json},"prev_hash":{canonical_json(prev_hash)},'
-        f'"stream":{canonical_json(stream)},"type":{canonical_json(type_)},'
-        f'"version":{canonical_json(version)},"visibility":{visibility_json}}}'
+        f'{{"data":{data_json},"prev_hash":{_scalar_json(prev_hash)},'
+        f'"stream":{_scalar_json(stream)},"type":{_scalar_json(type_)},'
+        f'"version":{_scalar_json(version)},"visibility":{visibility_json}}}'
     )
     return hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -72,7 +72,7 @@ def _card_sources(state: State) -> Iterator[tuple[str, dict[str, Any]]]:
         yield c.get("side", HERO), c
 
 
-_LAST: list[Any] = [None, ()]
+_LAST: list[Any] = [None, (), None, None, None]  # key, sources, zones, vars, data version
 
 
 def _sources_key(state: State) -> tuple[Any, ...]:
@@ -102,10 +102,15 @@ def sources(state: State) -> tuple[tuple[str, dict[str, Any]], ...]:
     Rules ask many times per decision while computing options and modifiers, and most
     events change none of the inputs: the answer is kept for the last inputs seen.
     """
+    zones, vars_, version = state.zones, state.vars, data_version()
+    if zones is _LAST[2] and vars_ is _LAST[3] and version == _LAST[4]:
+        found_: tuple[tuple[str, dict[str, Any]], ...] = _LAST[1]
+        return found_  # the same zones and vars objects (never edited): the same inputs
     key = _sources_key(state)
     if _LAST[0] != key:
         _LAST[1] = tuple(_sources(state))
         _LAST[0] = key
+    _LAST[2:] = [zones, vars_, version]
     found: tuple[tuple[str, dict[str, Any]], ...] = _LAST[1]
     return found
 

@@ -17,9 +17,10 @@ from services.rules.kernel.api import CHANCE, DECK_ANSWERS, ChanceRequest, Comma
 def roll_faces(draws: fair.Draws, dice: tuple[str, ...]) -> list[str]:
     """Return the faces of dice kinds rolled from one nonce's draws, in order."""
     faces: list[str] = []
+    known = catalog()
     for kind in dice:
-        parts = catalog().expand(kind)
-        rolled = [catalog().faces[p][draws.uniform(len(catalog().faces[p]))] for p in parts]
+        parts = known.expand(kind)
+        rolled = [known.faces[p][draws.uniform(len(known.faces[p]))] for p in parts]
         faces.append(rolled[0] if len(parts) == 1 else read_composite(kind, rolled))
     return faces
 

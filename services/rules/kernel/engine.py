@@ -72,6 +72,13 @@ def _check_shape(cmd: Command, seats: tuple[str, ...], schemas: Mapping[str, Sch
             raise InvalidArgument(f"args.{name}", f"must be {typ.__name__}")
 
 
+def _command(seat: str, kind: str, args: Args) -> Command:
+    """Return Command(seat, kind, args), built without the frozen dataclass's slow __init__."""
+    cmd = object.__new__(Command)
+    cmd.__dict__.update(seat=seat, kind=kind, args=args)
+    return cmd
+
+
 class KernelRules:
     """The shared half of an engine; subclasses set the class attributes and the hooks."""
 
@@ -187,7 +194,7 @@ class KernelRules:
         if memo[0] is state:
             return list(memo[1])
         answers, _ = self.answers(state)
-        legal = [Command(seat, k, a) for k, a in answers]
+        legal = [_command(seat, k, a) for k, a in answers]
         self._legal_memo = (state, legal)
         return list(legal)
 

@@ -19,7 +19,35 @@ from services.rules.kernel.api import Event
 Args = dict[str, Any]
 Task = tuple[str, Args]
 
-_EMPTY: Mapping[str, Any] = MappingProxyType({})
+
+
+class FrozenMap(dict[str, Any]):
+    """A read-only dict: the state's zones, counters and vars.
+
+    Reads are plain dict reads (a mappingproxy's `get` costs a method call per read, and
+    the rules read the state hundreds of times per decision); every mutator raises
+    TypeError, so a rule cannot edit a state in place. Build a changed copy with `put`.
+    """
+
+    __slots__ = ()
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("the game state is immutable: build a changed copy (put, with_)")
+
+    __setitem__ = __delitem__ = _refuse
+    clear = pop = popitem = setdefault = update = _refuse  # type: ignore[assignment]
+    __ior__ = _refuse  # type: ignore[assignment]
+
+    def __reduce__(self) -> Any:
+        return (FrozenMap, (dict(self),))
+
+
+def frozen(items: dict[str, Any]) -> FrozenMap:
+    """Return a read-only copy of a dict."""
+    return FrozenMap(items)
+
+
+_EMPTY: Mapping[str, Any] = FrozenMap()
 
 
 def dumps(obj: Any) -> str:
@@ -31,7 +59,7 @@ def thaw(value: Any) -> Any:
     """Return a private copy of a JSON value (containers copied as lists/dicts)."""
     if isinstance(value, (list, tuple)):
         return [thaw(v) for v in value]
-    if isinstance(value, (dict, MappingProxyType)):
+    if isinstance(value, (dict, MappingProxyType)):  # FrozenMap is a dict
         return {k: thaw(v) for k, v in value.items()}
     return value
 
@@ -97,7 +125,7 @@ def put(mapping: Mapping[str, Any], key: str, value: Any) -> Mapping[str, Any]:
         new.pop(key, None)
     else:
         new[key] = value
-    return MappingProxyType(new)
+    return FrozenMap(new)
 
 
 def _move(state: State, card: str, src: str, dst: str, bottom: bool) -> State:
@@ -112,7 +140,7 @@ def _move(state: State, card: str, src: str, dst: str, bottom: bool) -> State:
         zones.pop(src, None)
     target = tuple(c for c in zones.get(dst, ()) if c != card)
     zones[dst] = (*target, card) if bottom else (card, *target)
-    return with_(state, zones=MappingProxyType(zones))
+    return with_(state, zones=FrozenMap(zones))
 
 
 def _zone_set(state: State, d: Mapping[str, Any]) -> State:
@@ -176,7 +204,7 @@ def _zones_set(state: State, d: Mapping[str, Any]) -> State:
             zones[zone] = tuple(cards)
         else:
             zones.pop(zone, None)
-    return with_(state, zones=MappingProxyType(zones))
+    return with_(state, zones=FrozenMap(zones))
 
 
 def _var(state: State, d: Mapping[str, Any]) -> State:
@@ -192,13 +220,13 @@ def _vars(state: State, d: Mapping[str, Any]) -> State:
             new.pop(key, None)
         else:
             new[key] = value
-    return with_(state, vars=MappingProxyType(new))
+    return with_(state, vars=FrozenMap(new))
 
 
 def _vars_cleared(state: State, d: Mapping[str, Any]) -> State:
     prefix = d["prefix"]
     kept = {k: v for k, v in state.vars.items() if not k.startswith(prefix)}
-    return with_(state, vars=MappingProxyType(kept))
+    return with_(state, vars=FrozenMap(kept))
 
 
 def _exhaust(state: State, d: Mapping[str, Any]) -> State:

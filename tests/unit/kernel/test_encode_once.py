@@ -51,3 +51,25 @@ def test_given_any_value_then_canonical_json_is_json_dumps_sorted_compact(value)
 
     expected = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     assert canonical_json(value) == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    stream=st.text(max_size=30),
+    type_=st.text(max_size=30),
+    prev=st.text(max_size=70),
+    version=st.integers(0, 2**70),
+    vis=VISIBILITY,
+    data=st.dictionaries(TEXT, JSON, max_size=3),
+)
+def test_given_any_header_when_hashed_from_texts_then_the_digest_is_the_records(
+    stream, type_, prev, version, vis, data
+):
+    # given any stream, type, previous hash and version (escapes, non-ASCII, big ints)
+    from services.kernel.canonical import chain_hash_encoded
+
+    # when the chain hash is built from the pre-encoded payload (the fast header encoding)
+    vis_json, data_json = canonical_json(vis), canonical_json(data)
+    fast = chain_hash_encoded(stream, version, type_, vis_json, data_json, prev)
+    # then it is the SHA-256 of the canonical record built from the objects
+    assert fast == chain_hash(stream, version, type_, vis, data, prev)
