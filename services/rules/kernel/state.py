@@ -20,7 +20,6 @@ Args = dict[str, Any]
 Task = tuple[str, Args]
 
 
-
 class FrozenMap(dict[str, Any]):
     """A read-only dict: the state's zones, counters and vars.
 
