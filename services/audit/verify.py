@@ -26,7 +26,12 @@ from services.audit.deckcheck import DeckReplay
 from services.audit.dicecheck import Problem, check_deck, check_dice, deck_nonces
 from services.audit.keys import check_keys, unused_problems
 from services.dice.ledger import ROLLED, SHUFFLE_DRAWN
-from services.kernel.canonical import GENESIS_HASH, canonical_json, chain_hash_encoded
+from services.kernel.canonical import (
+    GENESIS_HASH,
+    canonical_json,
+    chain_hash_encoded,
+    scalar_json,
+)
 from services.kernel.decision import decision_key
 from services.kernel.envelope import Envelope, normalize_visibility, stream_game
 from services.kernel.games import (
@@ -170,7 +175,7 @@ def _hash_ok(env: Envelope, texts: Texts | None, line: str | None = None) -> boo
     before; a digest equal to the hash means the line's text is the one the server hashed)."""
     if texts is None:
         return env.hash == env.expected_hash()
-    vis = canonical_json(env.visibility)
+    vis = scalar_json(env.visibility)  # "public" mostly; a list of seats is encoded
     logged = _logged_data(env, line, vis) if line is not None else None
     if logged is not None:
         args = (env.stream, env.version, env.type, vis, logged, env.prev_hash)

@@ -33,8 +33,8 @@ def canonical_json(obj: Any) -> str:
 _STR_JSON = json.encoder.encode_basestring  # what the encoder above writes for a str
 
 
-def _scalar_json(value: Any) -> str:
-    """Return canonical_json of a str or int without the encoder's call overhead."""
+def scalar_json(value: Any) -> str:
+    """Return canonical_json(value), without the encoder's call overhead for a str or int."""
     kind = type(value)
     if kind is str:
         return _STR_JSON(value)
@@ -69,8 +69,8 @@ def chain_hash_encoded(
     """Return chain_hash with visibility and data given as their canonical JSON text (the
     same digest, without encoding the payload a second time)."""
     text = (
-        f'{{"data":{data_json},"prev_hash":{_scalar_json(prev_hash)},'
-        f'"stream":{_scalar_json(stream)},"type":{_scalar_json(type_)},'
-        f'"version":{_scalar_json(version)},"visibility":{visibility_json}}}'
+        f'{{"data":{data_json},"prev_hash":{scalar_json(prev_hash)},'
+        f'"stream":{scalar_json(stream)},"type":{scalar_json(type_)},'
+        f'"version":{scalar_json(version)},"visibility":{visibility_json}}}'
     )
     return hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -8,8 +8,9 @@ Keys (each game's keys share the hash tag ``{g:<game id>}``, so they sit in one 
 - ``<prefix>:v:games``: set of game ids; ``<prefix>:v:meta``: checkpoints and runner status.
 
 A batch is one pipeline whose commands run in order: views and audit records first, then the
-game records, then the checkpoint. A view is written only if the stored one is not newer
-(one Lua step per game), so a slow or restarted runner never rolls a view back. A crash
+game records, then the checkpoint. A view is written only if the stored one is not newer,
+and a game record only if no stream's head in the stored one is further on (one Lua step
+per game each), so a slow or restarted runner never rolls a view or a record back. A crash
 part-way leaves older records than views, so the events are re-applied on restart and
 rewrite the same views.
 """
@@ -37,6 +38,27 @@ return 1
 """
 
 
+# Write a game record unless a stream's head in the stored one is further on (the same rule
+# as viewstore.record_not_older): a runner that lost the game never rolls its record back.
+WRITE_RECORD = """
+local cur = redis.call('GET', KEYS[1])
+if cur then
+  local old = cjson.decode(cur)['heads']
+  local new = cjson.decode(ARGV[1])['heads']
+  if type(old) == 'table' then
+    for stream, head in pairs(old) do
+      local mine = type(new) == 'table' and new[stream] or nil
+      if type(mine) ~= 'table' or tonumber(mine[1]) < tonumber(head[1]) then
+        return 0
+      end
+    end
+  end
+end
+redis.call('SET', KEYS[1], ARGV[1])
+return 1
+"""
+
+
 class RedisViewStore:
     """ViewStore on Redis (AOF recommended, as for the event store)."""
 
@@ -45,6 +67,7 @@ class RedisViewStore:
         self.prefix = prefix
         self._redis: aioredis.Redis = aioredis.from_url(url, decode_responses=True)
         self._write_views = self._redis.register_script(WRITE_VIEWS)
+        self._write_record = self._redis.register_script(WRITE_RECORD)
         self.hub = ChangeHub()
 
     def _key(self, game_id: str, name: str) -> str:
@@ -79,7 +102,8 @@ class RedisViewStore:
         for game_id, fields in by_game.items():
             pipe.hset(self._key(game_id, "audit"), mapping=fields)
         for game_id, rec in batch.games.items():
-            pipe.set(self._key(game_id, "game"), canonical_json(rec))
+            key = self._key(game_id, "game")
+            await self._write_record(keys=[key], args=[canonical_json(rec)], client=pipe)
         if batch.games:
             pipe.sadd(f"{self.prefix}:v:games", *batch.games)
         if batch.checkpoint is not None:

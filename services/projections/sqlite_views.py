@@ -11,7 +11,7 @@ from typing import Any
 
 from services.kernel.canonical import canonical_json
 from services.kernel.store.sqlite_readers import Readers
-from services.projections.viewstore import Batch, ChangeHub, ViewRecord
+from services.projections.viewstore import Batch, ChangeHub, ViewRecord, record_not_older
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS proj_games (game_id TEXT PRIMARY KEY, record TEXT NOT NULL);
@@ -95,7 +95,7 @@ class SqliteViewStore:
                 cur.executemany(
                     "INSERT INTO proj_games (game_id, record) VALUES (?,?) "
                     "ON CONFLICT(game_id) DO UPDATE SET record=excluded.record",
-                    [(g, canonical_json(r)) for g, r in batch.games.items()],
+                    [(g, canonical_json(r)) for g, r in self._newer(cur, batch.games)],
                 )
                 if batch.checkpoint is not None:
                     cur.execute(
@@ -107,6 +107,20 @@ class SqliteViewStore:
             except BaseException:
                 cur.execute("ROLLBACK")
                 raise
+
+    @staticmethod
+    def _newer(
+        cur: sqlite3.Cursor, games: dict[str, dict[str, Any]]
+    ) -> list[tuple[str, dict[str, Any]]]:
+        """Return the game records of a batch that are not older than the stored ones."""
+        out = []
+        for game_id, rec in games.items():
+            row = cur.execute(
+                "SELECT record FROM proj_games WHERE game_id=?", (game_id,)
+            ).fetchone()
+            if record_not_older(rec, None if row is None else json.loads(row[0])):
+                out.append((game_id, rec))
+        return out
 
     async def commit(self, batch: Batch) -> None:
         """Write a batch in one transaction and wake local watchers."""

@@ -40,6 +40,23 @@ class Batch:
         return not (self.games or self.views or self.audit or self.checkpoint)
 
 
+def record_not_older(new: Mapping[str, Any], old: Mapping[str, Any] | None) -> bool:
+    """Return whether a game record may replace the stored one: no stream's head goes back.
+
+    A runner that lost a game's partition (a faust rebalance while its views were deferred)
+    may still write the record it held; the stores refuse it, as they refuse older views.
+    The newer owner's events are re-applied from the event store if its record is refused.
+    """
+    if old is None:
+        return True
+    heads = new.get("heads") or {}
+    for stream, head in (old.get("heads") or {}).items():
+        mine = heads.get(stream)
+        if mine is None or int(mine[0]) < int(head[0]):
+            return False
+    return True
+
+
 class ViewStore(Protocol):
     """Persistent projection output shared by the runners and the read API."""
 

@@ -40,3 +40,31 @@ async def test_given_a_newer_view_when_an_older_batch_lands_then_the_newer_view_
         assert latest is not None and latest.version == 7
     finally:
         await store.close()
+
+
+def record_batch(heads: dict[str, int], viewed: int) -> Batch:
+    game = {"heads": {s: [v, f"h{v}"] for s, v in heads.items()}, "ended": False, "viewed": viewed}
+    return Batch(games={"r1": game})
+
+
+async def test_given_a_newer_record_when_a_runner_that_lost_the_game_writes_then_it_stays(
+    views_url,
+):
+    store = open_view_store(views_url)
+    try:
+        # given the new owner of a game wrote its record at game 9, deck 4
+        await store.commit(record_batch({"game-r1": 9, "deck-r1": 4}, 9))
+        # when the worker that lost the game writes the record it held (game 7, deck 4)
+        await store.commit(record_batch({"game-r1": 7, "deck-r1": 4}, 7))
+        # and one that never saw the deck stream
+        await store.commit(record_batch({"game-r1": 12}, 12))
+        # then the newer record stays
+        kept = await store.load_game("r1")
+        assert kept is not None and kept["heads"]["game-r1"][0] == 9 and kept["viewed"] == 9
+        # and a record that moves every stream on (or keeps it) still lands
+        await store.commit(record_batch({"game-r1": 10, "deck-r1": 4, "dice-r1": 1}, 10))
+        moved = await store.load_game("r1")
+        assert moved is not None and moved["heads"]["game-r1"][0] == 10
+        assert moved["heads"]["dice-r1"][0] == 1
+    finally:
+        await store.close()
