@@ -29,6 +29,10 @@ log = logging.getLogger("fallen.rules.sweeper")
 INTERVAL_S = 1.0
 GRACE_S = 1.0
 BATCH = 1000
+# Feed positions alone are saved at most this often: the checkpoint is a durable write (an
+# fsync on SQLite) and a restart that re-reads a few seconds of feed derives the same open
+# games. A change of the open games themselves is saved at once.
+CHECKPOINT_S = 10.0
 
 
 @dataclass
@@ -84,6 +88,7 @@ class ChanceSweeper:
         pool = ",".join(runner.only) if runner.only else "all"
         self.meta_key = f"chance-sweeper:{pool}"
         self.tracked: Tracked | None = None
+        self._saved_at = float("-inf")  # monotonic time of the last checkpoint written
 
     async def _start(self) -> Tracked:
         raw = await self.store.get_meta(self.meta_key)
@@ -99,7 +104,7 @@ class ChanceSweeper:
         if self.tracked is None:
             self.tracked = await self._start()
         t = self.tracked
-        before = t.to_json()
+        before, open_before = t.to_json(), set(t.open)
         now = time.monotonic()
         for shard in range(len(t.positions)):
             while batch := await read_feed(self.store, shard, t.positions[shard] + 1):
@@ -121,8 +126,9 @@ class ChanceSweeper:
                 log.exception("resuming chance failed", extra={"game_id": gid})
                 t.due[gid] = now
         after = t.to_json()
-        if after != before:
+        if after != before and (t.open != open_before or now - self._saved_at >= CHECKPOINT_S):
             await self.store.set_meta(self.meta_key, after)
+            self._saved_at = now
         return resumed
 
     async def _resume(self, gid: str) -> int:

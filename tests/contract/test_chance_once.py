@@ -301,3 +301,28 @@ async def test_a_repeated_key_is_answered_even_after_the_game_ended(event_store)
     assert again.nonce == last["nonce"]
     with pytest.raises(RuleViolation, match="revealed"):
         await runner.dice.roll("k4", "toy", ["d6"], None, decision_key("k4", 999))
+
+
+async def test_a_sweeper_saves_new_open_games_at_once_and_bare_feed_positions_seldom(
+    event_store,
+):
+    import json
+
+    runner = runner_for(event_store)
+    sweeper = ChanceSweeper(runner, grace=3600)  # nothing is quiet long enough to resume
+    await sweeper.sweep_once()
+    # given a sweeper that saved its checkpoint when a game opened
+    await new_toy(runner, "s9")
+    await sweeper.sweep_once()
+    saved = json.loads(await event_store.get_meta(sweeper.meta_key) or "{}")
+    assert "s9" in saved["open"]
+    # when the open game moves on (only feed positions change) and the sweeper sweeps again
+    assert not await advance(runner, "s9", random.Random(9), steps=1)
+    await sweeper.sweep_once()
+    # then the checkpoint is not rewritten yet (a restart re-reads those events harmlessly)
+    assert json.loads(await event_store.get_meta(sweeper.meta_key) or "{}") == saved
+    # and a newly opened game is saved at once, with the positions reached
+    await new_toy(runner, "s10")
+    await sweeper.sweep_once()
+    now = json.loads(await event_store.get_meta(sweeper.meta_key) or "{}")
+    assert {"s9", "s10"} <= set(now["open"]) and now["positions"] > saved["positions"]
