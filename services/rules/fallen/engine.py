@@ -26,7 +26,7 @@ from services.rules.fallen import (  # noqa: F401
     wounds,
 )
 from services.rules.fallen import setup as setup_mod
-from services.rules.fallen.cards import FIRST, LATEST, VERSIONS, catalog, using
+from services.rules.fallen.cards import FIRST, LATEST, VERSIONS, catalog, data_version, using
 from services.rules.fallen.flow import RECORD_FORMAT, REGISTRY, Ctx
 from services.rules.fallen.state import SEATS, State, dumps
 from services.rules.fallen.view import build_view
@@ -133,7 +133,10 @@ class FallenRules(KernelRules):
 
     def step(self, state: State, command: Command) -> tuple[list[Event], State]:
         """Decide with the game's own card-data version."""
-        with using(version_of(state)):
+        version = version_of(state)
+        if data_version() == version:  # already active (most games use the newest data)
+            return super().step(state, command)
+        with using(version):
             return super().step(state, command)
 
     def answers(self, state: State) -> tuple[list[tuple[str, Args]], set[tuple[str, Any]]]:
@@ -141,7 +144,10 @@ class FallenRules(KernelRules):
         memo = self._memo
         if memo is not None and memo[0] is state:
             return memo[1], memo[2]
-        with using(version_of(state)):
+        version = version_of(state)
+        if data_version() == version:
+            return super().answers(state)
+        with using(version):
             return super().answers(state)
 
     def not_your_turn(self, pending: Mapping[str, Any]) -> str:

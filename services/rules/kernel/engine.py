@@ -179,7 +179,10 @@ class KernelRules:
             request: ChanceRequest | None = None
             if p["seat"] == CHANCE:
                 request = request_of(p, self.seats)
-            found = Pending(seat=p["seat"], kind=p["kind"], prompt=p["prompt"], chance=request)
+            found = object.__new__(Pending)  # a frozen dataclass built without its slow __init__
+            found.__dict__.update(
+                seat=p["seat"], kind=p["kind"], prompt=p["prompt"], chance=request
+            )
         self._pending_memo = (state, found)
         return found
 
