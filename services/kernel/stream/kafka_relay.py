@@ -11,7 +11,7 @@ from aiokafka.errors import KafkaError
 from services.kernel.canonical import canonical_json
 from services.kernel.envelope import Envelope, stream_family
 from services.kernel.store.base import EventStore
-from services.kernel.stream.base import TOPIC_PREFIX, topic_for
+from services.kernel.stream.base import TOPIC_PREFIX, record_key, topic_for
 from services.kernel.stream.kafka_topics import ensure_topics
 
 IDLE_SECONDS = 0.2
@@ -23,7 +23,12 @@ log = logging.getLogger(__name__)
 
 
 class KafkaRelay:
-    """Produce every stored event to fallen.events.<family>, keyed by stream id.
+    """Produce every stored event to fallen.events.<family>, keyed by game id.
+
+    The key (``record_key``: the game id of the stream) puts a game's game, dice, deck and
+    dispute events in the same partition number of their topics (all have PARTITIONS), so
+    a consumer group that co-partitions the topics (the faust projection app) sees all of
+    a game on one worker, in order per stream.
 
     The checkpoint (last relayed position, in store meta) is written only after the
     broker acknowledged every event up to it, so a crash re-sends at most one batch:
@@ -119,7 +124,7 @@ class KafkaRelay:
             await producer.send(
                 self._topic(env),
                 value=canonical_json(env.to_dict()).encode("utf-8"),
-                key=env.stream.encode("utf-8"),
+                key=record_key(env.stream),
             )
             for env in batch
         ]
