@@ -257,8 +257,10 @@ class Projector:
         return set(done)
 
     def _remember(self, game_id: str, proj: GameProjection) -> None:
-        """Cache a projection (ended games drop their engine state), evicting the oldest."""
-        if proj.ended and proj.state_loaded and proj.version:
+        """Cache a projection (ended games drop their engine state once their last views
+        are written: a deferred game keeps it, or flush() would refold the whole game from
+        the store), evicting the oldest."""
+        if proj.ended and proj.state_loaded and proj.version and not core.views_due(proj):
             proj = GameProjection.from_record(proj.to_record())
         self._cache[game_id] = proj
         self._cache.move_to_end(game_id)

@@ -146,3 +146,42 @@ async def test_given_views_at_most_every_interval_then_busy_games_are_deferred_a
     # and every event's lag was measured once, when its views were written
     assert len(proj.lag_samples) == len(envs)
     await views.close()
+
+
+class CountingReads(SqliteEventStore):
+    """A real SQLite store that counts reads of a stream (the projector's refolds)."""
+
+    reads = 0
+
+    async def read(self, stream: str, from_version: int = 1) -> list[Envelope]:
+        self.reads += 1
+        return await super().read(stream, from_version)
+
+
+async def test_given_a_game_ending_while_its_views_wait_then_the_flush_needs_no_refold(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    from services.projections import projector as projector_mod
+
+    clock = Clock()
+    monkeypatch.setattr(projector_mod.time, "monotonic", clock)
+    store = CountingReads(":memory:")
+    await finished_game(store, "toy", GAME, seed=4)
+    envs = await logged(store)
+    end = ended_at(envs)
+    views = SqliteViewStore(tmp_path / "views.db")
+    proj = Projector(store, views, engines(), runner="test", view_every_s=0.025)
+    # given the game viewed up to just before its end
+    await proj.process(envs[:end])
+    # when GameEnded (and the rest) arrive within the interval, so its views wait
+    clock.now += 0.010
+    await proj.process(envs[end:])
+    assert proj.deferred == {GAME}
+    # then the flush writes the final views from the state in memory: no refold
+    clock.now += 0.020
+    reads = store.reads
+    assert await proj.flush() == {GAME}
+    assert store.reads == reads
+    await assert_equal_to_rebuild(store, views, [GAME])
+    await views.close()
+    await store.close()
