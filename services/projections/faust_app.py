@@ -244,6 +244,7 @@ def make_app(cfg: FaustConfig) -> faust.App:
     async def project(stream: Any) -> None:
         """Apply the partitions' events in batches; each event is acknowledged once its
         game's views are committed (at once, or by the flusher for a deferred game)."""
+        projector().warm()  # before the first events, not while they wait
         flusher = asyncio.ensure_future(flush_views(stream))
         within = _seconds("FALLEN_FAUST_WITHIN_MS", PROJECT_WITHIN_S)
         try:

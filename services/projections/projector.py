@@ -37,7 +37,7 @@ from services.projections.records import audit_record
 from services.projections.viewstore import Batch, ViewStore
 from services.projections.viewtext import ViewText
 from services.rules.common.api import GameRules
-from services.rules.registry import load
+from services.rules.registry import ENGINES, load
 
 log = logging.getLogger("fallen.projections")
 
@@ -116,6 +116,24 @@ class Projector:
                 log.warning("no engine for game kind", extra={"game": game, "error": str(exc)})
                 self._rules[game] = None
         return self._rules[game]
+
+    def warm(self) -> list[str]:
+        """Load every engine this deployment knows and build a view of its initial state
+        (imports, card data, served texts), so the first events after a start do not wait
+        for them; return the game kinds loaded."""
+        loaded = []
+        for game in sorted({*ENGINES, *self.extra}):
+            rules = self.rules_of(game)
+            if rules is None:
+                continue
+            loaded.append(game)
+            try:
+                state = rules.initial_state()
+                for seat in (*rules.seats, None):
+                    self._text.encode(rules.view(state, seat))
+            except Exception:  # an engine need not describe its initial state
+                continue
+        return loaded
 
     async def _get(self, game_id: str) -> GameProjection:
         """Return a game's projection from the cache or the view store (state unloaded)."""

@@ -185,3 +185,17 @@ async def test_given_a_game_ending_while_its_views_wait_then_the_flush_needs_no_
     await assert_equal_to_rebuild(store, views, [GAME])
     await views.close()
     await store.close()
+
+
+async def test_given_a_starting_runner_when_warmed_then_every_engine_is_loaded_first(
+    store: SqliteEventStore, tmp_path: Path
+):
+    views = SqliteViewStore(tmp_path / "views.db")
+    proj = Projector(store, views, engines(), runner="test")
+    # when warmed before any event
+    loaded = proj.warm()
+    # then the deployment's engines and the extra ones are loaded, and events apply as before
+    assert {"fallen", "worlds", "land", "toy"} <= set(loaded)
+    await proj.process(await logged(store))
+    await assert_equal_to_rebuild(store, views, [GAME])
+    await views.close()
