@@ -174,8 +174,15 @@ def make_app(cfg: FaustConfig) -> faust.App:
         autodiscover=False,
     )
     topics = [topic_for(f, cfg.topic_prefix) for f in cfg.families]
+    # internal: the worker creates the relayed topics it lacks when it subscribes (with
+    # cfg.partitions, as the relay does), so a family's first event (say a dispute's,
+    # long after the start) does not add a topic and rebalance the group then.
     source = app.topic(
-        *topics, key_serializer="raw", value_serializer="raw", partitions=cfg.partitions
+        *topics,
+        key_serializer="raw",
+        value_serializer="raw",
+        partitions=cfg.partitions,
+        internal=True,
     )
     projected = source
     if cfg.route:
