@@ -199,3 +199,38 @@ async def test_given_a_starting_runner_when_warmed_then_every_engine_is_loaded_f
     await proj.process(await logged(store))
     await assert_equal_to_rebuild(store, views, [GAME])
     await views.close()
+
+
+async def test_given_a_busy_worker_then_views_wait_the_longer_busy_interval(
+    store: SqliteEventStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    from services.projections import projector as projector_mod
+
+    clock = Clock()
+    monkeypatch.setattr(projector_mod.time, "monotonic", clock)
+    envs = await logged(store)
+    games = [i for i, e in enumerate(envs) if e.stream.startswith("game-")]
+    views = SqliteViewStore(tmp_path / "views.db")
+    proj = Projector(
+        store, views, engines(), runner="test", view_every_s=0.025, view_every_busy_s=0.05
+    )
+    first, second = games[len(games) // 3], games[2 * len(games) // 3]
+    await proj.process(envs[:first])
+    # given a worker that was busy for 0.6 of the last second
+    proj.busy.add(clock.now - 0.6, clock.now)
+    assert proj.interval(clock.now) == 0.05
+    # when the game's next batch comes 30 ms later (past the idle interval)
+    clock.now += 0.030
+    await proj.process(envs[first:second])
+    # then its views still wait, until 50 ms after the last ones
+    assert proj.deferred == {GAME}
+    assert proj.next_flush_in() == pytest.approx(0.020)
+    clock.now += 0.021
+    assert await proj.flush() == {GAME}
+    # and once the worker has been idle for a second, the short interval is back
+    clock.now += 1.0
+    assert proj.interval(clock.now) == 0.025
+    await proj.process(envs[second:])
+    assert not proj.deferred
+    await assert_equal_to_rebuild(store, views, [GAME])
+    await views.close()
