@@ -220,11 +220,21 @@ def faust_worker(
         str, typer.Option(envvar="FALLEN_TOPIC_PREFIX", help="Prefix of the relayed topics")
     ] = "fallen.events.",
     loglevel: Annotated[str, typer.Option(envvar="FALLEN_LOG_LEVEL")] = "WARNING",
+    route: Annotated[
+        bool,
+        typer.Option(
+            envvar="FALLEN_FAUST_ROUTE",
+            help="Re-key onto <app id>.by-game first (topics written by a relay older "
+            "than the game-id keys; docs/projections.md)",
+        ),
+    ] = False,
 ) -> None:
     """Run one faust worker of the Kafka projection app (start several to scale)."""
     from services.projections.faust_app import FaustConfig, run_worker
 
-    cfg = FaustConfig(kafka.removeprefix("kafka://"), store, views, app_id, topic_prefix)
+    cfg = FaustConfig(
+        kafka.removeprefix("kafka://"), store, views, app_id, topic_prefix, route=route
+    )
     run_worker(cfg, loglevel)
 
 

@@ -1,12 +1,17 @@
 """The Kafka runner: a faust-streaming app over the relayed fallen.events.<family> topics.
 
-Two agents: ``route`` re-keys every event by its game id onto ``<app id>.by-game`` (the
-relay keys by stream id, so a game's game, dice and deck events may sit on different
-partitions), and ``project`` applies batches of one partition's events with the Projector.
-Workers share the partitions of both topics, so games spread over machines. Processing is
-at least once: a batch is acknowledged after its views are committed (and, for ``route``,
-after the re-keyed copies are acknowledged by the broker); duplicates are skipped by
+The relay keys every event by its game id (``record_key``), so a game's game, dice, deck
+and dispute events sit in the same partition number of their topics; faust co-partitions
+topics with equal partition counts that the same agents subscribe to, so the ``project``
+agent reads the source topics directly and each worker sees all of its games' events
+(one broker hop from the relay to the views). Processing is at least once: an event is
+acknowledged after its game's views are committed; duplicates are skipped by
 (stream, version).
+
+Topics written by an older relay (keyed by stream id, so one game's streams may sit on
+different partitions) need the old layout: with ``route`` (``--route``,
+``FALLEN_FAUST_ROUTE=1``) a ``route`` agent re-keys every event by its game id onto
+``<app id>.by-game`` and ``project`` reads that topic instead (two hops).
 
 Run a worker: ``fallenctl projections faust --kafka HOST:PORT --store URL --views URL``.
 """
@@ -27,7 +32,7 @@ from services.kernel import heartbeat
 from services.kernel.envelope import Envelope, stream_game
 from services.kernel.store.base import EventStore
 from services.kernel.store.factory import open_store
-from services.kernel.stream.base import TOPIC_PREFIX, topic_for
+from services.kernel.stream.base import TOPIC_PREFIX, record_key, topic_for
 from services.projections.projector import Projector, extra_games_from_env
 from services.projections.records import GAME_FAMILIES
 from services.projections.viewstore import ViewStore, open_view_store
@@ -41,6 +46,9 @@ WITHIN_S = 0.02  # a route batch waits at most this long to fill
 # event (each was a set of views per game per batch), so the hop waits less.
 PROJECT_WITHIN_S = 0.005
 VIEW_EVERY_S = 0.025
+# While the worker was busy half of the last second or more, views wait up to this instead
+# (fewer views per event when it matters; an idle worker keeps the short interval).
+VIEW_EVERY_BUSY_S = 0.05
 # How long a fetch may wait at the broker for data. faust asks aiokafka for 1500 ms, and
 # the Kafka-protocol broker we run (Tansu) holds a fetch over several partitions for
 # about that long even when data arrives: measured 450 ms p50 per hop at 150 events/s,
@@ -84,12 +92,31 @@ def _short_fetch_waits() -> None:
     thread._fallen_short_fetch = True  # type: ignore[attr-defined]
 
 
-def _stream_of(key: bytes | None, value: bytes) -> str:
-    """Return the stream id of a relayed event: its key (the relay keys by stream id), else
-    the envelope's own field (the route hop no longer decodes every event to re-key it)."""
-    if key:
-        return key.decode("utf-8")
-    return str(json.loads(value)["stream"])
+def _game_of(value: bytes) -> bytes:
+    """Return the game id of a relayed event from its envelope (the key of an old-layout
+    record is its stream id, of a new one its game id: only the envelope tells which)."""
+    return record_key(str(json.loads(value)["stream"]))
+
+
+def route_from_env() -> bool:
+    """Return whether FALLEN_FAUST_ROUTE asks for the by-game re-keying hop (old topics)."""
+    return os.environ.get("FALLEN_FAUST_ROUTE", "").strip().lower() in ("1", "true", "yes")
+
+
+def _router(by_game: Any) -> Any:
+    """Return the route agent's function: re-key each event by its game id onto by_game
+    (a batch is acked once its copies are acknowledged by the broker)."""
+
+    async def route(stream: Any) -> None:
+        """Re-key each event by its game id (acked once the copies are acknowledged)."""
+        async for events in stream.take_events(TAKE, within=WITHIN_S):
+            sent = []
+            for event in events:
+                value: bytes = event.value
+                sent.append(await by_game.send(key=_game_of(value), value=value))
+            await asyncio.gather(*sent)
+
+    return route
 
 
 @dataclass(frozen=True)
@@ -103,6 +130,7 @@ class FaustConfig:
     topic_prefix: str = TOPIC_PREFIX
     families: tuple[str, ...] = GAME_FAMILIES
     partitions: int = 4
+    route: bool = False  # re-key onto <app id>.by-game first (topics of an older relay)
 
     @staticmethod
     def from_env() -> FaustConfig:
@@ -113,6 +141,7 @@ class FaustConfig:
             views_url=os.environ["FALLEN_VIEWS"],
             app_id=os.environ.get("FALLEN_PROJECTIONS_APP", "fallen-projections"),
             topic_prefix=os.environ.get("FALLEN_TOPIC_PREFIX", TOPIC_PREFIX),
+            route=route_from_env(),
         )
 
 
@@ -130,7 +159,7 @@ class _Parts:
 
 
 def make_app(cfg: FaustConfig) -> faust.App:
-    """Return the faust app with the route and project agents and a status timer."""
+    """Return the faust app with the project agent (and route, cfg.route) and a status timer."""
     _short_fetch_waits()
     app = faust.App(
         cfg.app_id,
@@ -148,13 +177,26 @@ def make_app(cfg: FaustConfig) -> faust.App:
         autodiscover=False,
     )
     topics = [topic_for(f, cfg.topic_prefix) for f in cfg.families]
-    source = app.topic(*topics, key_serializer="raw", value_serializer="raw")
-    by_game = app.topic(
-        f"{cfg.app_id}.by-game",
+    # internal: the worker creates the relayed topics it lacks when it subscribes (with
+    # cfg.partitions, as the relay does), so a family's first event (say a dispute's,
+    # long after the start) does not add a topic and rebalance the group then.
+    source = app.topic(
+        *topics,
         key_serializer="raw",
         value_serializer="raw",
         partitions=cfg.partitions,
+        internal=True,
     )
+    projected = source
+    if cfg.route:
+        by_game = app.topic(
+            f"{cfg.app_id}.by-game",
+            key_serializer="raw",
+            value_serializer="raw",
+            partitions=cfg.partitions,
+        )
+        app.agent(source)(_router(by_game))
+        projected = by_game
     parts = _Parts()
 
     def projector() -> Projector:
@@ -167,6 +209,7 @@ def make_app(cfg: FaustConfig) -> faust.App:
                 extra_games_from_env(),
                 runner=f"faust:{socket.gethostname()}:{os.getpid()}",
                 view_every_s=_seconds("FALLEN_FAUST_VIEW_EVERY_MS", VIEW_EVERY_S),
+                view_every_busy_s=_seconds("FALLEN_FAUST_VIEW_EVERY_BUSY_MS", VIEW_EVERY_BUSY_S),
             )
         return parts.projector
 
@@ -208,21 +251,11 @@ def make_app(cfg: FaustConfig) -> faust.App:
                 log.exception("could not write deferred views; retrying")
                 await asyncio.sleep(0.5)
 
-    @app.agent(source)
-    async def route(stream: Any) -> None:
-        """Re-key each event by its game id (acked once the copies are acknowledged)."""
-        async for events in stream.take_events(TAKE, within=WITHIN_S):
-            sent = []
-            for event in events:
-                value: bytes = event.value
-                game_id = stream_game(_stream_of(event.key, value))
-                sent.append(await by_game.send(key=game_id.encode(), value=value))
-            await asyncio.gather(*sent)
-
-    @app.agent(by_game)
+    @app.agent(projected)
     async def project(stream: Any) -> None:
         """Apply the partitions' events in batches; each event is acknowledged once its
         game's views are committed (at once, or by the flusher for a deferred game)."""
+        projector().warm()  # before the first events, not while they wait
         flusher = asyncio.ensure_future(flush_views(stream))
         within = _seconds("FALLEN_FAUST_WITHIN_MS", PROJECT_WITHIN_S)
         try:
@@ -237,13 +270,15 @@ def make_app(cfg: FaustConfig) -> faust.App:
 
     @app.timer(1.0)
     async def report() -> None:
-        """Write lag (by-game messages not yet applied on this worker's partitions)."""
+        """Write lag (messages of the projected topics not yet applied on this worker's
+        partitions)."""
         heartbeat.beat()
         if parts.projector is None:
             return
         lag = 0
+        names = set(projected.topics)
         for tp in app.consumer.assignment():
-            if tp.topic != by_game.get_topic_name():
+            if tp.topic not in names:
                 continue
             high = app.consumer.highwater(tp)
             done = parts.processed.get(tp, -1) + 1

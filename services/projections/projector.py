@@ -11,8 +11,11 @@ events and leaves the game in ``deferred``; ``flush()`` writes the views of defe
 whose time has come (the runner calls it when ``next_flush_in()`` says). A game whose events
 arrive further apart than that is viewed at once, as before; one that gets events in
 every batch (a busy worker's small batches) costs one set of views per interval instead of
-one per batch. The runner acknowledges a deferred game's events only after its views are
-written, so delivery stays at least once. Lag is measured when an event's views are written.
+one per batch. With view_every_busy_s above view_every_s the interval is that longer one
+while the runner was busy (applying and writing) at least BUSY_SHARE of the last second:
+a busy worker builds fewer views per event, an idle one keeps the short interval. The
+runner acknowledges a deferred game's events only after its views are written, so
+delivery stays at least once. Lag is measured when an event's views are written.
 """
 
 from __future__ import annotations
@@ -32,12 +35,13 @@ from services.kernel.canonical import canonical_json
 from services.kernel.envelope import Envelope, stream_game
 from services.kernel.store.base import EventStore
 from services.projections import core
+from services.projections.busy import BusyShare
 from services.projections.core import GameProjection, Gap, NeedsState
 from services.projections.records import audit_record
 from services.projections.viewstore import Batch, ViewStore
 from services.projections.viewtext import ViewText
 from services.rules.common.api import GameRules
-from services.rules.registry import load
+from services.rules.registry import ENGINES, load
 
 log = logging.getLogger("fallen.projections")
 
@@ -54,6 +58,7 @@ LAG_EVENTS = Gauge(
 MAX_CACHED = 2000
 MAX_RECOVERIES = 8
 NEVER = float("-inf")
+BUSY_SHARE = 0.5  # busier than this (share of the last second): view_every_busy_s applies
 SAMPLES = 200_000
 STATUS_SAMPLES = 10_000
 
@@ -89,6 +94,7 @@ class Projector:
         runner: str = "projections",
         max_cached: int = MAX_CACHED,
         view_every_s: float = 0.0,
+        view_every_busy_s: float = 0.0,
     ) -> None:
         self.store = store
         self.views = views
@@ -103,6 +109,8 @@ class Projector:
         self.lag_samples: deque[float] = deque(maxlen=SAMPLES)
         self._text = ViewText()
         self.view_every = view_every_s
+        self.view_every_busy = max(view_every_s, view_every_busy_s)
+        self.busy = BusyShare()
         self.deferred: set[str] = set()  # games whose views wait for flush()
         self._viewed_at: dict[str, float] = {}  # game -> monotonic time its views were written
         self._waiting: dict[str, list[float]] = {}  # deferred game -> its events' append times
@@ -116,6 +124,24 @@ class Projector:
                 log.warning("no engine for game kind", extra={"game": game, "error": str(exc)})
                 self._rules[game] = None
         return self._rules[game]
+
+    def warm(self) -> list[str]:
+        """Load every engine this deployment knows and build a view of its initial state
+        (imports, card data, served texts), so the first events after a start do not wait
+        for them; return the game kinds loaded."""
+        loaded = []
+        for game in sorted({*ENGINES, *self.extra}):
+            rules = self.rules_of(game)
+            if rules is None:
+                continue
+            loaded.append(game)
+            try:
+                state = rules.initial_state()
+                for seat in (*rules.seats, None):
+                    self._text.encode(rules.view(state, seat))
+            except Exception:  # an engine need not describe its initial state
+                continue
+        return loaded
 
     async def _get(self, game_id: str) -> GameProjection:
         """Return a game's projection from the cache or the view store (state unloaded)."""
@@ -172,6 +198,7 @@ class Projector:
         self, envs: Sequence[Envelope], checkpoint: tuple[str, str] | None = None
     ) -> int:
         """Apply events and commit views, audit records and checkpoint; return events applied."""
+        started = time.monotonic()
         batch = Batch(checkpoint=checkpoint)
         touched: dict[str, GameProjection] = {}
         before = self.applied
@@ -202,15 +229,22 @@ class Projector:
             self._remember(game_id, proj)
         self._viewed(viewed, now)
         self._measure(envs, self.applied - before)
+        self.busy.add(started, time.monotonic())
         return self.applied - before
 
+    def interval(self, now: float) -> float:
+        """Return the views interval in force: view_every_busy_s while busy, else view_every_s."""
+        if self.view_every_busy > self.view_every and self.busy.share(now) >= BUSY_SHARE:
+            return self.view_every_busy
+        return self.view_every
+
     def _too_soon(self, game_id: str, now: float) -> bool:
-        """Return whether a game's views were written less than view_every_s ago."""
+        """Return whether a game's views were written less than the interval ago."""
         if self.view_every <= 0:
             return False
-        return (
-            game_id in self.deferred or now - self._viewed_at.get(game_id, NEVER) < self.view_every
-        )
+        if game_id in self.deferred:
+            return True
+        return now - self._viewed_at.get(game_id, NEVER) < self.interval(now)
 
     def _viewed(self, game_ids: set[str], now: float) -> None:
         """Note that games' views are written (as of now); measure their waiting events."""
@@ -229,13 +263,14 @@ class Projector:
         if not self.deferred:
             return None
         now = time.monotonic()
-        due = min(self._viewed_at.get(g, NEVER) for g in self.deferred) + self.view_every
+        due = min(self._viewed_at.get(g, NEVER) for g in self.deferred) + self.interval(now)
         return max(0.0, due - now)
 
     async def flush(self) -> set[str]:
         """Write the views of deferred games whose interval has passed; return those games."""
         now = time.monotonic()
-        ready = [g for g in self.deferred if now - self._viewed_at.get(g, NEVER) >= self.view_every]
+        every = self.interval(now)
+        ready = [g for g in self.deferred if now - self._viewed_at.get(g, NEVER) >= every]
         if not ready:
             return set()
         batch = Batch()
@@ -254,11 +289,14 @@ class Projector:
         for game_id, proj in done.items():
             self._remember(game_id, proj)
         self._viewed(set(done), now)
+        self.busy.add(now, time.monotonic())
         return set(done)
 
     def _remember(self, game_id: str, proj: GameProjection) -> None:
-        """Cache a projection (ended games drop their engine state), evicting the oldest."""
-        if proj.ended and proj.state_loaded and proj.version:
+        """Cache a projection (ended games drop their engine state once their last views
+        are written: a deferred game keeps it, or flush() would refold the whole game from
+        the store), evicting the oldest."""
+        if proj.ended and proj.state_loaded and proj.version and not core.views_due(proj):
             proj = GameProjection.from_record(proj.to_record())
         self._cache[game_id] = proj
         self._cache.move_to_end(game_id)

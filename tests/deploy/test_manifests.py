@@ -84,8 +84,8 @@ GRPC_PORT = 50051
 METRICS_PORT = 9100
 SECRET_NAME = "fallen-secrets"
 WORKLOAD_KINDS = {"Deployment", "StatefulSet"}
-# Partitions of the topics the faust workers share: their by-game topic
-# (FaustConfig.partitions) and the relay's fallen.events.* topics. No more useful workers.
+# Partitions of the topics the faust workers share: the relay's fallen.events.* topics,
+# co-partitioned by game id (FaustConfig.partitions; with --route also the by-game topic).
 BY_GAME_PARTITIONS = FaustConfig("", "", "").partitions
 
 

@@ -8,53 +8,17 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import random
 import signal
-import subprocess
-import sys
-import time
 import uuid
 from pathlib import Path
 
 from services.kernel.store.sqlite import SqliteEventStore
 from services.kernel.stream.kafka_relay import KafkaRelay
-from services.projections.viewstore import ViewStore, open_view_store
+from services.projections.viewstore import open_view_store
+from tests.support.faust_worker import applied, start_worker, stop_worker, wait_for
 from tests.support.projections_check import assert_equal_to_rebuild, drive, more
 from tests.support.projections_play import play, runner_for
-
-ROOT = Path(__file__).resolve().parents[2]
-TIMEOUT = 90.0
-
-
-def start_worker(bootstrap: str, store_url: str, views_url: str, app_id: str, prefix: str):
-    """Start one faust worker of the projection app in its own process."""
-    env = dict(os.environ, FALLEN_EXTRA_GAMES="toy=tests.support.toy_game:RULES")
-    env["PYTHONPATH"] = str(ROOT)
-    cmd = [
-        sys.executable, "-m", "services.cli.main", "projections", "faust",
-        "--kafka", bootstrap, "--store", store_url, "--views", views_url,
-        "--app-id", app_id, "--topic-prefix", prefix,
-    ]  # fmt: skip
-    return subprocess.Popen(
-        cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
-
-
-async def applied(views: ViewStore) -> int:
-    total = 0
-    for gid in await views.games():
-        total += int((await views.load_game(gid) or {}).get("events", 0))
-    return total
-
-
-async def wait_for(predicate, what: str) -> None:
-    deadline = time.monotonic() + TIMEOUT
-    while time.monotonic() < deadline:
-        if await predicate():
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 async def test_given_a_worker_killed_mid_stream_when_restarted_then_views_equal_a_rebuild(
@@ -109,9 +73,7 @@ async def test_given_a_worker_killed_mid_stream_when_restarted_then_views_equal_
 
         await wait_for(reported, "the worker's status")
     finally:
-        if worker.poll() is None:
-            worker.send_signal(signal.SIGKILL)
-            worker.wait(10)
+        stop_worker(worker)
         stop.set()
         await relaying
         await relay.close()

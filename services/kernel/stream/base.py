@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Protocol
 
-from services.kernel.envelope import Envelope
+from services.kernel.envelope import Envelope, stream_game
 
 TOPIC_PREFIX = "fallen.events."
 
@@ -25,3 +25,12 @@ class Subscription(Protocol):
 def topic_for(family: str, prefix: str = TOPIC_PREFIX) -> str:
     """Return the Kafka topic of a stream family ('game' -> 'fallen.events.game')."""
     return f"{prefix}{family}"
+
+
+def record_key(stream: str) -> bytes:
+    """Return the Kafka key of a relayed event: its game id ('dice-abc' -> b'abc').
+
+    Every stream of one game (game, dice, deck, dispute) has the same key, so with the
+    default partitioner and equal partition counts a game's events sit in the same
+    partition number of every topic, in order per stream (docs/projections.md)."""
+    return stream_game(stream).encode("utf-8")

@@ -11,11 +11,14 @@ from aiokafka.errors import KafkaError
 from services.kernel.canonical import canonical_json
 from services.kernel.envelope import Envelope, stream_family
 from services.kernel.store.base import EventStore
-from services.kernel.stream.base import TOPIC_PREFIX, topic_for
+from services.kernel.stream.base import TOPIC_PREFIX, record_key, topic_for
 from services.kernel.stream.kafka_topics import ensure_topics
+from services.kernel.stream.relay_acks import RelayAcks
 
 IDLE_SECONDS = 0.2
 BATCH = 500
+IN_FLIGHT = 8  # batches sent by run_forever before the oldest must be acknowledged
+CHECKPOINT_EVERY_S = 0.1  # run_forever writes its checkpoint at most this often
 RETRY_FIRST_S = 0.1  # first wait after a retriable broker error, doubled up to RETRY_MAX_S
 RETRY_MAX_S = 5.0
 
@@ -23,12 +26,18 @@ log = logging.getLogger(__name__)
 
 
 class KafkaRelay:
-    """Produce every stored event to fallen.events.<family>, keyed by stream id.
+    """Produce every stored event to fallen.events.<family>, keyed by game id.
+
+    The key (``record_key``: the game id of the stream) puts a game's game, dice, deck and
+    dispute events in the same partition number of their topics (all have PARTITIONS), so
+    a consumer group that co-partitions the topics (the faust projection app) sees all of
+    a game on one worker, in order per stream.
 
     The checkpoint (last relayed position, in store meta) is written only after the
-    broker acknowledged every event up to it, so a crash re-sends at most one batch:
-    consumers must dedupe by (stream, version). With a sharded Redis store, run one relay
-    per shard (shard=N); each keeps its own checkpoint key.
+    broker acknowledged every event up to it, so a crash re-sends what was sent after
+    it (``run_forever``: the batches in flight and at most CHECKPOINT_EVERY_S of
+    acknowledged ones): consumers must dedupe by (stream, version). With a sharded Redis
+    store, run one relay per shard (shard=N); each keeps its own checkpoint key.
     """
 
     def __init__(
@@ -58,7 +67,7 @@ class KafkaRelay:
         if loop is not None and wake is not None and not loop.is_closed():
             loop.call_soon_threadsafe(wake.set)
 
-    async def _idle(self, stop_event: asyncio.Event, seconds: float) -> None:
+    async def _idle(self, stop_event: asyncio.Event, seconds: float, after: int) -> None:
         """Wait until the feed may hold more (an append woke us), stop, or seconds pass.
 
         A Redis feed is waited on with a blocking read, so the relay forwards an event
@@ -66,7 +75,6 @@ class KafkaRelay:
         wait_feed = getattr(self._store, "wait_feed", None)
         waits: list[asyncio.Future[object]] = [asyncio.ensure_future(stop_event.wait())]
         if callable(wait_feed):
-            after = await self.checkpoint()
             waits.append(asyncio.ensure_future(wait_feed(after, seconds, shard=self._shard)))
         elif self._wake is not None:
             waits.append(asyncio.ensure_future(self._wake.wait()))
@@ -84,7 +92,7 @@ class KafkaRelay:
                 bootstrap_servers=self._bootstrap,
                 acks="all",
                 enable_idempotence=False,  # Tansu rejects InitProducerId; dedupe downstream
-                linger_ms=5,
+                linger_ms=0,  # a batch's records are all sent at once; no wait for more
             )
             await producer.start()
             self._producer = producer
@@ -104,12 +112,8 @@ class KafkaRelay:
     def _topic(self, env: Envelope) -> str:
         return topic_for(stream_family(env.stream), self._prefix)
 
-    async def run_once(self, max_events: int = BATCH) -> int:
-        """Relay up to max_events events after the checkpoint; return how many were sent."""
-        start = await self.checkpoint() + 1
-        batch = await self._read(start, max_events)
-        if not batch:
-            return 0
+    async def _send(self, batch: list[Envelope]) -> asyncio.Future[list[object]]:
+        """Send a batch (its topics created first); return its acknowledgements."""
         new_topics = {self._topic(env) for env in batch} - self._topics
         if new_topics:
             await ensure_topics(self._bootstrap, new_topics)
@@ -119,38 +123,63 @@ class KafkaRelay:
             await producer.send(
                 self._topic(env),
                 value=canonical_json(env.to_dict()).encode("utf-8"),
-                key=env.stream.encode("utf-8"),
+                key=record_key(env.stream),
             )
             for env in batch
         ]
-        await asyncio.gather(*pending)
-        await self._store.set_meta(self._checkpoint_key, str(batch[-1].position))
+        return asyncio.gather(*pending)
+
+    async def _save(self, position: int) -> None:
+        await self._store.set_meta(self._checkpoint_key, str(position))
+
+    async def run_once(self, max_events: int = BATCH) -> int:
+        """Relay up to max_events events after the checkpoint, wait for the broker's
+        acknowledgement and write the checkpoint; return how many were sent."""
+        batch = await self._read(await self.checkpoint() + 1, max_events)
+        if not batch:
+            return 0
+        await (await self._send(batch))
+        await self._save(batch[-1].position)
         return len(batch)
 
     async def run_forever(
         self, stop_event: asyncio.Event, idle_seconds: float = IDLE_SECONDS
     ) -> None:
         """Relay until stop_event is set; when caught up, wait for the next append (at most
-        idle_seconds: a store in another process that cannot signal is polled)."""
+        idle_seconds: a store in another process that cannot signal is polled).
+
+        Batches are sent without waiting for the previous one's acknowledgement (IN_FLIGHT
+        at most) and the checkpoint is written behind them (RelayAcks), so an event waits
+        for neither a broker round trip nor a checkpoint write of the batch before it."""
         backoff = RETRY_FIRST_S
         self._loop, self._wake = asyncio.get_running_loop(), asyncio.Event()
-        while not stop_event.is_set():
-            self._wake.clear()
-            try:
-                sent = await self.run_once()
-            except KafkaError as err:
-                if not err.retriable:
-                    raise
-                # e.g. a partition's leader moving: the batch is sent again from the
-                # checkpoint (consumers skip what they already applied)
-                name = type(err).__name__
-                log.warning("relay: broker said %s; retrying in %.1f s", name, backoff)
-                await asyncio.sleep(backoff)
-                backoff = min(backoff * 2, RETRY_MAX_S)
-                continue
-            backoff = RETRY_FIRST_S
-            if sent == 0:
-                await self._idle(stop_event, idle_seconds)
+        acks = RelayAcks(await self.checkpoint(), self._save, CHECKPOINT_EVERY_S)
+        after = acks.acked
+        try:
+            while not stop_event.is_set():
+                self._wake.clear()
+                try:
+                    acks.raise_failure()
+                    batch = await self._read(after + 1, BATCH)
+                    if not batch:
+                        await self._idle(stop_event, idle_seconds, after)
+                        continue
+                    await acks.room(IN_FLIGHT)
+                    acks.add(batch[-1].position, await self._send(batch))
+                    after = batch[-1].position
+                    backoff = RETRY_FIRST_S
+                except KafkaError as err:
+                    if not err.retriable:
+                        raise
+                    # e.g. a partition's leader moving: what was sent after the
+                    # acknowledged prefix is sent again (consumers skip what they applied)
+                    name = type(err).__name__
+                    log.warning("relay: broker said %s; retrying in %.1f s", name, backoff)
+                    await asyncio.sleep(backoff)
+                    backoff = min(backoff * 2, RETRY_MAX_S)
+                    after = acks.acked
+        finally:
+            await acks.close()
 
     async def close(self) -> None:
         """Flush and stop the producer."""

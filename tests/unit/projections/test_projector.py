@@ -146,3 +146,91 @@ async def test_given_views_at_most_every_interval_then_busy_games_are_deferred_a
     # and every event's lag was measured once, when its views were written
     assert len(proj.lag_samples) == len(envs)
     await views.close()
+
+
+class CountingReads(SqliteEventStore):
+    """A real SQLite store that counts reads of a stream (the projector's refolds)."""
+
+    reads = 0
+
+    async def read(self, stream: str, from_version: int = 1) -> list[Envelope]:
+        self.reads += 1
+        return await super().read(stream, from_version)
+
+
+async def test_given_a_game_ending_while_its_views_wait_then_the_flush_needs_no_refold(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    from services.projections import projector as projector_mod
+
+    clock = Clock()
+    monkeypatch.setattr(projector_mod.time, "monotonic", clock)
+    store = CountingReads(":memory:")
+    await finished_game(store, "toy", GAME, seed=4)
+    envs = await logged(store)
+    end = ended_at(envs)
+    views = SqliteViewStore(tmp_path / "views.db")
+    proj = Projector(store, views, engines(), runner="test", view_every_s=0.025)
+    # given the game viewed up to just before its end
+    await proj.process(envs[:end])
+    # when GameEnded (and the rest) arrive within the interval, so its views wait
+    clock.now += 0.010
+    await proj.process(envs[end:])
+    assert proj.deferred == {GAME}
+    # then the flush writes the final views from the state in memory: no refold
+    clock.now += 0.020
+    reads = store.reads
+    assert await proj.flush() == {GAME}
+    assert store.reads == reads
+    await assert_equal_to_rebuild(store, views, [GAME])
+    await views.close()
+    await store.close()
+
+
+async def test_given_a_starting_runner_when_warmed_then_every_engine_is_loaded_first(
+    store: SqliteEventStore, tmp_path: Path
+):
+    views = SqliteViewStore(tmp_path / "views.db")
+    proj = Projector(store, views, engines(), runner="test")
+    # when warmed before any event
+    loaded = proj.warm()
+    # then the deployment's engines and the extra ones are loaded, and events apply as before
+    assert {"fallen", "worlds", "land", "toy"} <= set(loaded)
+    await proj.process(await logged(store))
+    await assert_equal_to_rebuild(store, views, [GAME])
+    await views.close()
+
+
+async def test_given_a_busy_worker_then_views_wait_the_longer_busy_interval(
+    store: SqliteEventStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    from services.projections import projector as projector_mod
+
+    clock = Clock()
+    monkeypatch.setattr(projector_mod.time, "monotonic", clock)
+    envs = await logged(store)
+    games = [i for i, e in enumerate(envs) if e.stream.startswith("game-")]
+    views = SqliteViewStore(tmp_path / "views.db")
+    proj = Projector(
+        store, views, engines(), runner="test", view_every_s=0.025, view_every_busy_s=0.05
+    )
+    first, second = games[len(games) // 3], games[2 * len(games) // 3]
+    await proj.process(envs[:first])
+    # given a worker that was busy for 0.6 of the last second
+    proj.busy.add(clock.now - 0.6, clock.now)
+    assert proj.interval(clock.now) == 0.05
+    # when the game's next batch comes 30 ms later (past the idle interval)
+    clock.now += 0.030
+    await proj.process(envs[first:second])
+    # then its views still wait, until 50 ms after the last ones
+    assert proj.deferred == {GAME}
+    assert proj.next_flush_in() == pytest.approx(0.020)
+    clock.now += 0.021
+    assert await proj.flush() == {GAME}
+    # and once the worker has been idle for a second, the short interval is back
+    clock.now += 1.0
+    assert proj.interval(clock.now) == 0.025
+    await proj.process(envs[second:])
+    assert not proj.deferred
+    await assert_equal_to_rebuild(store, views, [GAME])
+    await views.close()
