@@ -8,6 +8,7 @@ from typing import Any
 from services.kernel.envelope import Envelope
 from services.kernel.games import GAME_ENDED
 from services.kernel.store.base import EventStore
+from services.kernel.store.feed import FeedHead, envelope_at, read_heads
 from services.matchmaking.ratings import default_row, placements, rate
 from services.matchmaking.state import MatchState
 
@@ -45,21 +46,22 @@ class FeedFollower:
         self.state = state
         self.positions = {n: 1 for n in range(int(getattr(store, "shards", 1)))}
 
-    async def _read(self, shard: int) -> list[Envelope]:
-        pos = self.positions[shard]
-        if len(self.positions) == 1:
-            return await self.store.read_all(pos, BATCH)
-        return await self.store.read_all(pos, BATCH, shard=shard)  # type: ignore[call-arg]
+    async def _read(self, shard: int) -> list[FeedHead]:
+        """Return the heads of the next feed events: only GameEnded's payload is needed."""
+        return await read_heads(self.store, self.positions[shard], BATCH, shard)
 
     async def poll(self) -> int:
         """Handle every new event once; return how many games were rated."""
         rated = 0
         for shard in self.positions:
             while True:
-                envs = await self._read(shard)
-                for env in envs:
-                    rated += await handle(self.state, env)
-                    self.positions[shard] = env.position + 1
-                if len(envs) < BATCH:
+                heads = await self._read(shard)
+                for head in heads:
+                    if head.type == GAME_ENDED and head.stream.startswith("game-"):
+                        env = await envelope_at(self.store, head)
+                        if env is not None:
+                            rated += await handle(self.state, env)
+                    self.positions[shard] = head.position + 1
+                if len(heads) < BATCH:
                     break
         return rated

@@ -17,10 +17,11 @@ import logging
 import time
 from dataclasses import dataclass, field
 
-from services.kernel.envelope import Envelope, stream_game
+from services.kernel.envelope import stream_game
 from services.kernel.errors import DomainError
 from services.kernel.games import GAME_CREATED, GAME_ENDED
 from services.kernel.store.base import EventStore
+from services.kernel.store.feed import FeedHead, read_heads
 from services.rules.common.api import CHANCE
 from services.rules.runner import GameRunner
 
@@ -44,7 +45,7 @@ class Tracked:
     due: dict[str, float] = field(default_factory=dict)
     reveal: set[str] = field(default_factory=set)
 
-    def see(self, env: Envelope, now: float) -> None:
+    def see(self, env: FeedHead, now: float) -> None:
         """Fold one feed event into what is tracked."""
         if not env.stream.startswith("game-"):
             return
@@ -68,11 +69,10 @@ def shard_count(store: EventStore) -> int:
     return int(getattr(store, "shards", 1))
 
 
-async def read_feed(store: EventStore, shard: int, position: int) -> list[Envelope]:
-    """Return one shard's feed events from position on (at most BATCH)."""
-    if shard == 0:
-        return await store.read_all(position, BATCH)
-    return await store.read_all(position, BATCH, shard=shard)  # type: ignore[call-arg]
+async def read_feed(store: EventStore, shard: int, position: int) -> list[FeedHead]:
+    """Return the heads of one shard's feed events from position on (at most BATCH): the
+    sweeper needs each event's stream and type, never its payload."""
+    return await read_heads(store, position, BATCH, shard)
 
 
 class ChanceSweeper:

@@ -199,6 +199,26 @@ async def test_given_many_streams_when_reading_all_then_positions_strictly_incre
     assert await event_store.head_position() == positions[-1]
 
 
+async def test_given_a_feed_when_its_heads_are_read_then_they_name_each_event_in_order(
+    event_store: EventStore,
+) -> None:
+    from services.kernel.store.feed import FeedHead, envelope_at, read_heads
+
+    # given appends interleaved over two games' streams
+    for i in range(4):
+        await event_store.append(f"game-h{i % 2}", ANY_VERSION, [ev(i), ev(i + 10)])
+        await event_store.append(f"dice-h{i % 2}", ANY_VERSION, [ev(i + 20)])
+    everything = await event_store.read_all()
+    # when the feed's heads are read, whole and from a position, with a limit
+    heads = await read_heads(event_store, 1, 1000)
+    page = await read_heads(event_store, everything[3].position, 4)
+    # then each head is its event's position, stream, version and type, in feed order
+    named = [FeedHead(e.position, e.stream, e.version, e.type) for e in everything]
+    assert heads == named and page == named[3:7]
+    # and the envelope a head names is the stored event
+    assert await envelope_at(event_store, heads[5]) == everything[5]
+
+
 @pytest.mark.parametrize(
     ("stream", "expected", "events", "field"),
     [

@@ -33,6 +33,7 @@ from services.kernel.store.base import (
     validate_append,
     validate_command,
 )
+from services.kernel.store.feed import FeedHead
 from services.kernel.store.sqlite_readers import Readers
 from services.kernel.store.sqlite_sync import SCOPES, Durability, Scope, open_scope
 
@@ -305,6 +306,16 @@ class SqliteEventStore:
             "ORDER BY position LIMIT ?",
             (_clamp(from_position), self._visible(), _clamp(limit)),
         )
+
+    async def read_feed_heads(self, from_position: int = 1, limit: int = 1000) -> list[FeedHead]:
+        """Return the feed's (position, stream, version, type) from from_position on, at
+        most limit, without decoding payloads (services/kernel/store/feed.py)."""
+        rows = self._rows(
+            "SELECT position, stream, version, type FROM events WHERE position>=? "
+            "AND position<=? ORDER BY position LIMIT ?",
+            (_clamp(from_position), self._visible(), _clamp(limit)),
+        )
+        return [FeedHead(int(p), str(s), int(v), str(t)) for p, s, v, t in rows]
 
     async def head_position(self) -> int:
         """Return the last global position."""
