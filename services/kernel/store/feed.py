@@ -43,8 +43,5 @@ async def read_heads(
 
 async def envelope_at(store: EventStore, head: FeedHead) -> Envelope | None:
     """Return the whole event a head names (None if the stream no longer holds it)."""
-    for env in await store.read(head.stream, head.version):
-        if env.version == head.version:
-            return env
-        break
-    return None
+    envs = await store.read(head.stream, head.version)
+    return envs[0] if envs and envs[0].version == head.version else None

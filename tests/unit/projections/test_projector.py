@@ -107,16 +107,24 @@ class Clock:
         return self.now
 
 
-async def test_given_views_at_most_every_interval_then_busy_games_are_deferred_and_flushed(
+async def on_a_hand_clock(
     store: SqliteEventStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-):
+) -> tuple[Clock, list[Envelope], list[int], SqliteViewStore]:
+    """Return the projector's monotonic clock (moved by hand), a logged game's events, the
+    indexes of its game-stream events and an empty view store."""
     from services.projections import projector as projector_mod
 
     clock = Clock()
     monkeypatch.setattr(projector_mod.time, "monotonic", clock)
     envs = await logged(store)
     games = [i for i, e in enumerate(envs) if e.stream.startswith("game-")]
-    views = SqliteViewStore(tmp_path / "views.db")
+    return clock, envs, games, SqliteViewStore(tmp_path / "views.db")
+
+
+async def test_given_views_at_most_every_interval_then_busy_games_are_deferred_and_flushed(
+    store: SqliteEventStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    clock, envs, games, views = await on_a_hand_clock(store, tmp_path, monkeypatch)
     proj = Projector(store, views, engines(), runner="test", view_every_s=0.025)
     # given the game's first batch, viewed at once (no views were written before)
     first = games[len(games) // 3]
@@ -204,13 +212,7 @@ async def test_given_a_starting_runner_when_warmed_then_every_engine_is_loaded_f
 async def test_given_a_busy_worker_then_views_wait_the_longer_busy_interval(
     store: SqliteEventStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
-    from services.projections import projector as projector_mod
-
-    clock = Clock()
-    monkeypatch.setattr(projector_mod.time, "monotonic", clock)
-    envs = await logged(store)
-    games = [i for i, e in enumerate(envs) if e.stream.startswith("game-")]
-    views = SqliteViewStore(tmp_path / "views.db")
+    clock, envs, games, views = await on_a_hand_clock(store, tmp_path, monkeypatch)
     proj = Projector(
         store, views, engines(), runner="test", view_every_s=0.025, view_every_busy_s=0.05
     )
