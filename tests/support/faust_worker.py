@@ -9,6 +9,7 @@ import sys
 import time
 from pathlib import Path
 
+from services.projections.core import GameProjection
 from services.projections.viewstore import ViewStore
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -39,10 +40,15 @@ def stop_worker(worker: subprocess.Popen[bytes]) -> None:
 
 
 async def applied(views: ViewStore) -> int:
-    """Return how many events the game records of the view store count as applied."""
+    """Return how many events the game records of the view store count as applied, once
+    every game's views are written for its record (a worker may commit a game's record
+    while its views wait for the view interval); 0 while some game's views lag."""
     total = 0
     for gid in await views.games():
-        total += int((await views.load_game(gid) or {}).get("events", 0))
+        rec = await views.load_game(gid) or {}
+        if GameProjection.from_record(rec).version > int(rec.get("viewed", 0)):
+            return 0
+        total += int(rec.get("events", 0))
     return total
 
 
