@@ -261,6 +261,7 @@ async def _served(store: Any, projections: bool = True) -> AsyncIterator[Client]
     projections=False serves without the in-process projection runner (a Redis deployment
     runs projections in their own process)."""
     from services.app import serve
+    from services.kernel.gcpolicy import freeze_startup
 
     before = os.environ.get("FALLEN_PROJECTIONS")
     if not projections:
@@ -275,6 +276,7 @@ async def _served(store: Any, projections: bool = True) -> AsyncIterator[Client]
     client = Client(f"127.0.0.1:{backend.port}")
     try:
         await Timed().run(50, 1, lambda _w: client.echo.Echo(client.echo_req))  # warm up
+        freeze_startup()  # as `fallenctl serve` does once it serves
         yield client
     finally:
         await client.channel.close()

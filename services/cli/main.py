@@ -175,6 +175,7 @@ async def _serve(
     deck: str | None = None,
 ) -> None:
     from services.app import serve as start
+    from services.kernel.gcpolicy import freeze_startup
     from services.kernel.store.factory import open_store
 
     store = open_store(store_url)
@@ -209,6 +210,7 @@ async def _serve(
         matchmaking_state=mm_state,
         deck_addr=deck,
     )
+    freeze_startup()  # start-up's heap stays out of full collections (services/kernel/gcpolicy.py)
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError):

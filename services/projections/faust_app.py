@@ -30,6 +30,7 @@ import faust
 
 from services.kernel import heartbeat
 from services.kernel.envelope import Envelope, stream_game
+from services.kernel.gcpolicy import freeze_startup
 from services.kernel.store.base import EventStore
 from services.kernel.store.factory import open_store
 from services.kernel.stream.base import TOPIC_PREFIX, record_key, topic_for
@@ -256,6 +257,7 @@ def make_app(cfg: FaustConfig) -> faust.App:
         """Apply the partitions' events in batches; each event is acknowledged once its
         game's views are committed (at once, or by the flusher for a deferred game)."""
         projector().warm()  # before the first events, not while they wait
+        freeze_startup()  # the warmed heap stays out of full collections (gcpolicy.py)
         flusher = asyncio.ensure_future(flush_views(stream))
         within = _seconds("FALLEN_FAUST_WITHIN_MS", PROJECT_WITHIN_S)
         try:

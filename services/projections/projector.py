@@ -40,7 +40,8 @@ from services.projections.core import GameProjection, Gap, NeedsState
 from services.projections.records import audit_record
 from services.projections.viewstore import Batch, ViewStore
 from services.projections.viewtext import ViewText
-from services.rules.common.api import GameRules
+from services.rules.common.api import GameRules, Setup
+from services.rules.kernel.api import seal_options
 from services.rules.registry import ENGINES, load
 
 log = logging.getLogger("fallen.projections")
@@ -81,6 +82,21 @@ def occurred_seconds(env: Envelope) -> float | None:
         return dt.datetime.fromisoformat(env.occurred_at).timestamp()
     except ValueError:
         return None
+
+
+def _new_game(rules: GameRules) -> Any:
+    """Return the state of a new game with default options (so the card data a new game
+    uses is the one loaded), or the empty state when the engine cannot set one up alone."""
+    state = rules.initial_state()
+    try:
+        pin = getattr(rules, "new_game_options", None)
+        public, _ = seal_options(rules, pin({}) if pin is not None else {})
+        seats = {seat: f"warm-{seat}" for seat in rules.seats}
+        for event in rules.initial_events("warm", Setup(seats, public)):
+            state = rules.evolve(state, event)
+    except Exception:  # e.g. an engine whose games need options: its empty state will do
+        return rules.initial_state()
+    return state
 
 
 class Projector:
@@ -136,7 +152,7 @@ class Projector:
                 continue
             loaded.append(game)
             try:
-                state = rules.initial_state()
+                state = _new_game(rules)
                 for seat in (*rules.seats, None):
                     self._text.encode(rules.view(state, seat))
             except Exception:  # an engine need not describe its initial state

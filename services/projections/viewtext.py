@@ -30,6 +30,7 @@ class ViewText:
     def __init__(self, max_entries: int = MAX_ENTRIES) -> None:
         self.max_entries = max_entries
         self._texts: OrderedDict[bytes, str] = OrderedDict()
+        self._keys: dict[str, str] = {}  # a view's top-level key -> its JSON and the colon
         self.hits = 0
 
     def _part(self, value: Any) -> str:
@@ -60,5 +61,13 @@ class ViewText:
         """Return canonical_json(view), byte for byte."""
         if not isinstance(view, dict) or not all(isinstance(k, str) for k in view):
             return canonical_json(view)
-        parts = [f"{canonical_json(k)}:{self._part(view[k])}" for k in sorted(view)]
+        keys = self._keys
+        parts = [(keys.get(k) or self._key(k)) + self._part(view[k]) for k in sorted(view)]
         return "{" + ",".join(parts) + "}"
+
+    def _key(self, key: str) -> str:
+        """Return a top-level key's JSON and colon (remembered: views share a few keys)."""
+        text = canonical_json(key) + ":"
+        if len(self._keys) < MAX_ENTRIES:
+            self._keys[key] = text
+        return text

@@ -42,6 +42,24 @@ class ReadOnlyDict(dict[str, Any]):
         return (dict, (dict(self),))
 
 
+class SharedPart(ReadOnlyDict):
+    """A view part every seat's view of one state shows alike (counters, vars, ...): built
+    once per state, read-only, and encoded once (``canonical_text``) however many seats'
+    views carry it."""
+
+    __slots__ = ("_text",)
+
+    def __init__(self, items: Any = ()) -> None:
+        super().__init__(items)
+        self._text: str | None = None
+
+    def canonical_text(self) -> str:
+        """Return canonical_json(self), encoded on the first call (the part cannot change)."""
+        if self._text is None:
+            self._text = canonical_json(dict(self))
+        return self._text
+
+
 class CardTexts(ReadOnlyDict):
     """A view's card texts (card id -> text) that knows its canonical JSON."""
 
