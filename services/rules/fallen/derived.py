@@ -132,32 +132,54 @@ def _sources(state: State) -> Iterator[tuple[str, dict[str, Any]]]:
         yield DL, {"mods": [m for m in temp if m.get("seat") == DL]}
 
 
-def _applies(mod: dict[str, Any], owner: str, seat: str, attribute: str | None) -> bool:
+Mod = tuple[Any, Any, dict[str, Any]]  # the seat a modifier applies to, its attribute, the mod
+
+
+def _whom(mod: dict[str, Any], owner: str) -> Any:
     target = mod.get("seat", "self")
-    whom = owner if target == "self" else other(owner) if target == "opponent" else target
-    if whom != seat:
-        return False
-    want = mod.get("attribute", "any")
-    return want == "any" or want == attribute
+    return owner if target == "self" else other(owner) if target == "opponent" else target
+
+
+def index_mods(found: tuple[tuple[str, dict[str, Any]], ...]) -> dict[str, tuple[Mod, ...]]:
+    """Return the passive modifiers of some sources by name, in source order, each with the
+    seat it applies to and the attribute it wants ("any" for every challenge)."""
+    index: dict[str, list[Mod]] = {}
+    for owner, src in found:
+        for m in src.get("mods", ()):
+            index.setdefault(m["mod"], []).append((_whom(m, owner), m.get("attribute", "any"), m))
+    return {name: tuple(mods) for name, mods in index.items()}
+
+
+_INDEX: list[Any] = [None, {}]  # the sources tuple indexed last (kept alive here), its index
+
+
+def mods_of(state: State, name: str) -> tuple[Mod, ...]:
+    """Return the modifiers of one name from the sources that apply now, in source order.
+
+    The index is rebuilt only when `sources` returns another tuple (it returns the same
+    object while its inputs are unchanged)."""
+    found = sources(state)
+    if found is not _INDEX[0]:
+        _INDEX[:] = [found, index_mods(found)]
+    index: dict[str, tuple[Mod, ...]] = _INDEX[1]
+    return index.get(name, ())
 
 
 def mod_total(state: State, seat: str, name: str, attribute: str | None = None) -> int:
     """Return the sum of a numeric modifier that applies to a seat."""
     total = 0
-    for owner, src in sources(state):
-        for m in src.get("mods", ()):
-            if m["mod"] == name and _applies(m, owner, seat, attribute):
-                total += int(m.get("n", 0))
+    for whom, want, m in mods_of(state, name):
+        if whom == seat and (want == "any" or want == attribute):
+            total += int(m.get("n", 0))
     return total
 
 
 def mod_dice(state: State, seat: str, name: str, attribute: str | None) -> list[str]:
     """Return the dice colours granted to a seat by modifiers of one name."""
     dice: list[str] = []
-    for owner, src in sources(state):
-        for m in src.get("mods", ()):
-            if m["mod"] == name and _applies(m, owner, seat, attribute):
-                dice.extend(m.get("dice", ()))
+    for whom, want, m in mods_of(state, name):
+        if whom == seat and (want == "any" or want == attribute):
+            dice.extend(m.get("dice", ()))
     return dice
 
 
@@ -195,16 +217,18 @@ def armor_rating(state: State) -> int:
 
 def power_cost(state: State, seat: str, cid: str) -> int:
     """Return the Fortune a seat pays to play a card now (Light or Dark cost)."""
-    c = card(cid)
+    return card_cost(state, seat, card(cid))
+
+
+def card_cost(state: State, seat: str, c: dict[str, Any]) -> int:
+    """Return the Fortune a seat pays to play a card (its data) now."""
     if c["type"] != "power":
         return 0
     light, dark = c["cost"]
     cost = int(light if is_light(state) else dark)
-    for owner, src in sources(state):
-        for m in src.get("mods", ()):
-            applies = m["mod"] == "power_cost" and _applies(m, owner, seat, None)
-            if applies and cost >= m.get("min", 0):
-                cost += int(m.get("n", 0))
+    for whom, want, m in mods_of(state, "power_cost"):
+        if whom == seat and (want == "any" or want is None) and cost >= m.get("min", 0):
+            cost += int(m.get("n", 0))
     return max(0, cost)
 
 

@@ -63,19 +63,19 @@ def holds(s: State, seat: str, cond: str) -> bool:
     if cond == "dark":
         return not dv.is_light(s)
     if cond in ("agility", "intelligence", "strength"):
-        return bool(s.var("ch.attribute") == cond)
+        return bool(s.peek("ch.attribute") == cond)
     if cond in ("easy", "hard"):
-        return bool(s.var("ch.difficulty") == cond)
+        return bool(s.peek("ch.difficulty") == cond)
     if cond in ("treasure", "omen"):
-        return bool(s.var("ch.reward") == cond)
+        return bool(s.peek("ch.reward") == cond)
     if cond == "final_battle":
         return s.phase == "final_battle"
     if cond == "won":
-        return bool(s.var("ch.winner") == seat)
+        return bool(s.peek("ch.winner") == seat)
     if cond == "lost":
-        return s.var("ch.winner") not in (None, seat)
+        return s.peek("ch.winner") not in (None, seat)
     if cond == "active_wounded":
-        slot = s.var("ch.slot")
+        slot = s.peek("ch.slot")
         return slot is not None and s.count(f"wounds.slot.{slot}") > 0
     raise ValueError(f"unknown condition {cond}")
 
