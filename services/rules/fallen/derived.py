@@ -72,7 +72,9 @@ def _card_sources(state: State) -> Iterator[tuple[str, dict[str, Any]]]:
         yield c.get("side", HERO), c
 
 
-_LAST: list[Any] = [None, (), None, None, None]  # key, sources, zones, vars, data version
+# key, sources, then the zones, vars, data version and challenge vars they were checked for
+_LAST: list[Any] = [None, (), None, None, None, None]
+_CH_VARS = ("ch.slot", "ch.ability", "ch.creature", "ch.mods")
 
 
 def _sources_key(state: State) -> tuple[Any, ...]:
@@ -100,18 +102,26 @@ def sources(state: State) -> tuple[tuple[str, dict[str, Any]], ...]:
     """Return (owner, data) for every card whose passive mods and triggers apply now.
 
     Rules ask many times per decision while computing options and modifiers, and most
-    events change none of the inputs: the answer is kept for the last inputs seen.
+    events change none of the inputs: the answer is kept for the last inputs seen. With
+    the same zones object (never edited) only the challenge vars it reads can differ.
     """
     zones, vars_, version = state.zones, state.vars, data_version()
-    if zones is _LAST[2] and vars_ is _LAST[3] and version == _LAST[4]:
-        found_: tuple[tuple[str, dict[str, Any]], ...] = _LAST[1]
-        return found_  # the same zones and vars objects (never edited): the same inputs
+    last = _LAST
+    if zones is last[2] and version == last[4]:
+        if vars_ is last[3]:
+            same: tuple[tuple[str, dict[str, Any]], ...] = last[1]
+            return same  # the same zones and vars objects: the same inputs
+        ch = tuple(map(vars_.get, _CH_VARS))
+        if ch == last[5]:
+            last[3] = vars_
+            kept: tuple[tuple[str, dict[str, Any]], ...] = last[1]
+            return kept
     key = _sources_key(state)
-    if _LAST[0] != key:
-        _LAST[1] = tuple(_sources(state))
-        _LAST[0] = key
-    _LAST[2:] = [zones, vars_, version]
-    found: tuple[tuple[str, dict[str, Any]], ...] = _LAST[1]
+    if last[0] != key:
+        last[1] = tuple(_sources(state))
+        last[0] = key
+    last[2:] = [zones, vars_, version, tuple(map(vars_.get, _CH_VARS))]
+    found: tuple[tuple[str, dict[str, Any]], ...] = last[1]
     return found
 
 
@@ -150,19 +160,42 @@ def index_mods(found: tuple[tuple[str, dict[str, Any]], ...]) -> dict[str, tuple
     return {name: tuple(mods) for name, mods in index.items()}
 
 
-_INDEX: list[Any] = [None, {}]  # the sources tuple indexed last (kept alive here), its index
+Trigger = tuple[str, int, dict[str, Any], dict[str, Any]]  # owner, index, trigger, its card
+
+
+def index_triggers(found: tuple[tuple[str, dict[str, Any]], ...]) -> dict[str, tuple[Trigger, ...]]:
+    """Return the triggered abilities of some sources by event, in source order."""
+    index: dict[str, list[Trigger]] = {}
+    for owner, src in found:
+        for i, trig in enumerate(src.get("triggers", ())):
+            index.setdefault(trig["when"], []).append((owner, i, trig, src))
+    return {event: tuple(trigs) for event, trigs in index.items()}
+
+
+# the sources tuple indexed last (kept alive here, so its id is not reused), its indexes
+_INDEX: list[Any] = [None, {}, {}]
+
+
+def _indexes(state: State) -> list[Any]:
+    """Return [sources, modifiers by name, triggers by event] for the sources that apply now;
+    rebuilt only when `sources` returns another tuple (the same object while its inputs are
+    unchanged)."""
+    found = sources(state)
+    if found is not _INDEX[0]:
+        _INDEX[:] = [found, index_mods(found), index_triggers(found)]
+    return _INDEX
 
 
 def mods_of(state: State, name: str) -> tuple[Mod, ...]:
-    """Return the modifiers of one name from the sources that apply now, in source order.
+    """Return the modifiers of one name from the sources that apply now, in source order."""
+    found: tuple[Mod, ...] = _indexes(state)[1].get(name, ())
+    return found
 
-    The index is rebuilt only when `sources` returns another tuple (it returns the same
-    object while its inputs are unchanged)."""
-    found = sources(state)
-    if found is not _INDEX[0]:
-        _INDEX[:] = [found, index_mods(found)]
-    index: dict[str, tuple[Mod, ...]] = _INDEX[1]
-    return index.get(name, ())
+
+def triggers_of(state: State, event: str) -> tuple[Trigger, ...]:
+    """Return the triggers of one event from the sources that apply now, in source order."""
+    found: tuple[Trigger, ...] = _indexes(state)[2].get(event, ())
+    return found
 
 
 def mod_total(state: State, seat: str, name: str, attribute: str | None = None) -> int:

@@ -7,9 +7,10 @@ stale answer would be the first one again.
 from __future__ import annotations
 
 from services.rules.fallen import derived as dv
+from services.rules.fallen.cards import catalog_of, data_version
 from services.rules.fallen.state import DL, HERO, State
 from services.rules.fallen.windows import _list_abilities, hero_abilities, window_options
-from services.rules.kernel.state import FrozenMap
+from services.rules.kernel.state import FrozenMap, with_
 
 
 def _state(zones: dict[str, tuple[str, ...]], **vars_: object) -> State:
@@ -44,6 +45,36 @@ def test_modifier_totals_follow_the_challenge_s_temporary_mods() -> None:
     assert dv.mod_total(plain, HERO, "armor") == 1
     assert dv.mod_total(boosted, HERO, "armor") == 3
     assert dv.mod_total(plain, HERO, "armor") == 1
+
+
+def test_sources_follow_the_challenge_vars_while_the_zones_stay_the_same_object() -> None:
+    # a card bound to slot 0 applies only while slot 0 holds the active Creature
+    base = _state({"hero.skills": ("sk_gladiator_3",), "augment.0": ("crit_crippled_defense",)})
+    in_slot = with_(base, vars=FrozenMap({**base.vars, "ch.slot": 0}))
+    boosted = with_(in_slot, vars=FrozenMap({**in_slot.vars, "ch.mods": [_MOD]}))
+    assert in_slot.zones is base.zones is boosted.zones
+    assert dv.mod_total(base, DL, "armor") == 0
+    assert dv.mod_total(in_slot, DL, "armor") == -1
+    assert dv.mod_total(boosted, HERO, "armor") == 3
+    assert dv.mod_total(in_slot, HERO, "armor") == 1
+    assert dv.mod_total(base, DL, "armor") == 0
+
+
+_MOD = {"mod": "armor", "n": 2, "seat": HERO}
+
+
+def test_triggers_follow_the_cards_in_play() -> None:
+    hero = _state({})
+    assert dv.triggers_of(hero, "win") == ()
+    with_trigger = [
+        cid
+        for cid, c in catalog_of(data_version()).cards.items()
+        if c["type"] == "skill" and any(t["when"] == "win" for t in c.get("triggers", ()))
+    ][:1]
+    assert with_trigger, "a Skill triggered by a win"
+    skilled = _state({"hero.skills": tuple(with_trigger)})
+    assert [t[3]["id"] for t in dv.triggers_of(skilled, "win")] == with_trigger
+    assert dv.triggers_of(hero, "win") == ()
 
 
 def test_hero_abilities_follow_the_hero_s_skills_and_equipment() -> None:
