@@ -80,10 +80,9 @@ _CH_VARS = ("ch.slot", "ch.ability", "ch.creature", "ch.mods")
 def _sources_key(state: State) -> tuple[Any, ...]:
     """Return everything the sources depend on; unchanged parts are the same objects from
     state to state (zones and vars are shared, never edited), so comparing is cheap."""
-    zone, peek = state.zone, state.peek
-    slot = peek("ch.slot")
-    bound = (zone(f"augment.{slot}"), zone(f"curse.{slot}"), zone(f"slot.{slot}"))
-    return (
+    zone, var = state.zones.get, state.vars.get  # plain reads: None for an empty zone
+    slot = var("ch.slot")
+    key = (
         data_version(),
         zone("hero.skills"),
         zone("hero.equipment"),
@@ -91,11 +90,13 @@ def _sources_key(state: State) -> tuple[Any, ...]:
         zone("crit.dl"),
         zone("bound.hero"),
         slot,
-        *(bound if slot is not None else ()),
-        peek("ch.ability"),
-        peek("ch.creature"),
-        peek("ch.mods"),
+        var("ch.ability"),
+        var("ch.creature"),
+        var("ch.mods"),
     )
+    if slot is None:
+        return key
+    return (*key, zone(f"augment.{slot}"), zone(f"curse.{slot}"), zone(f"slot.{slot}"))
 
 
 def sources(state: State) -> tuple[tuple[str, dict[str, Any]], ...]:
