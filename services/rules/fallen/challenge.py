@@ -88,18 +88,18 @@ def _challenge(ctx: Ctx, a: Args) -> None:
 def base_dice(ctx: Ctx, seat: str) -> list[str]:
     """Return the dice a seat always rolls in this challenge (rulebook steps 2 and 5)."""
     s = ctx.state
-    attr = s.var("ch.attribute")
+    attr = s.peek("ch.attribute")
     if seat == DL:
         dice = ["black", "black"]
-        cid = s.var("ch.creature")
+        cid = s.peek("ch.creature")
         if cid:
             dice += list(card(cid).get("dice", ()))
-            dice += dv.slot_dice(s, s.var("ch.slot"))
-        if s.var("ch.difficulty") == "hard":
+            dice += dv.slot_dice(s, s.peek("ch.slot"))
+        if s.peek("ch.difficulty") == "hard":
             dice.append("blue")
         return dice + dv.mod_dice(s, DL, "dl_dice", attr)
     dice = ["white", "white", *dv.character(s, HERO)["attributes"].get(attr, ())]
-    if s.var("ch.difficulty") == "easy":
+    if s.peek("ch.difficulty") == "easy":
         dice.append("blue")
     return dice + dv.mod_dice(s, HERO, "attribute_dice", attr)
 
@@ -147,19 +147,19 @@ def _judge(ctx: Ctx, a: Args) -> None:
 
 @task("result_abilities")
 def _result_abilities(ctx: Ctx, a: Args) -> None:
-    winner = ctx.state.var("ch.winner")
+    winner = ctx.state.peek("ch.winner")
     ctx.push(
         ("fire", {"event": "win", "seat": winner}),
         ("fire", {"event": "lose", "seat": other(winner)}),
     )
     ability = dv.active_ability(ctx.state)
     if ability and ability.get("when") == ("win" if winner == DL else "lose"):
-        run_effects(ctx, DL, list(ability.get("effects", ())), ctx.state.var("ch.creature"))
+        run_effects(ctx, DL, list(ability.get("effects", ())), ctx.state.peek("ch.creature"))
 
 
 @task("winner_xp")
 def _winner_xp(ctx: Ctx, a: Args) -> None:
-    ctx.add(f"xp.{ctx.state.var('ch.winner')}", 1, "won challenge")
+    ctx.add(f"xp.{ctx.state.peek('ch.winner')}", 1, "won challenge")
 
 
 @task("challenge_end")

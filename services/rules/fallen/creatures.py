@@ -52,7 +52,7 @@ def _activated(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
         return
     exhaust_creature(ctx, slot)
     c = card(cid)
-    attr = ctx.state.var("ch.attribute")
+    attr = ctx.state.peek("ch.attribute")
     matches = attr in c.get("icons", ())
     ctx.setv("ch.slot", slot)
     ctx.setv("ch.creature", cid)
@@ -67,7 +67,7 @@ def _activated(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
 def _activate(ctx: Ctx, slot: int, cid: str) -> None:
     """Activate a Creature: its ability waits until the "when exhausted" window has closed,
     so a kill or a cancel played there pre-empts it (Creature Abilities)."""
-    matches = ctx.state.var("ch.attribute") in card(cid).get("icons", ())
+    matches = ctx.state.peek("ch.attribute") in card(cid).get("icons", ())
     ctx.setv("ch.slot", slot)
     ctx.setv("ch.creature", cid)
     ctx.setv("ch.ability", matches)
@@ -83,8 +83,8 @@ def _activation_ability(ctx: Ctx, a: Args) -> None:
     ability = card(a["creature"]).get("ability", {})
     if ability.get("when") != "activate":
         return
-    if dv.creature_in(ctx.state, a["slot"]) != a["creature"] or not ctx.state.var("ch.ability"):
-        if ctx.state.var("ch.attribute") in card(a["creature"]).get("icons", ()):
+    if dv.creature_in(ctx.state, a["slot"]) != a["creature"] or not ctx.state.peek("ch.ability"):
+        if ctx.state.peek("ch.attribute") in card(a["creature"]).get("icons", ()):
             ctx.note("creature_ability_skipped", creature=a["creature"])
         return
     run_effects(ctx, DL, list(ability.get("effects", ())), a["creature"])

@@ -72,16 +72,17 @@ def _card_sources(state: State) -> Iterator[tuple[str, dict[str, Any]]]:
         yield c.get("side", HERO), c
 
 
-_LAST: list[Any] = [None, (), None, None, None]  # key, sources, zones, vars, data version
+# key, sources, then the zones, vars, data version and challenge vars they were checked for
+_LAST: list[Any] = [None, (), None, None, None, None]
+_CH_VARS = ("ch.slot", "ch.ability", "ch.creature", "ch.mods")
 
 
 def _sources_key(state: State) -> tuple[Any, ...]:
     """Return everything the sources depend on; unchanged parts are the same objects from
     state to state (zones and vars are shared, never edited), so comparing is cheap."""
-    zone, peek = state.zone, state.peek
-    slot = peek("ch.slot")
-    bound = (zone(f"augment.{slot}"), zone(f"curse.{slot}"), zone(f"slot.{slot}"))
-    return (
+    zone, var = state.zones.get, state.vars.get  # plain reads: None for an empty zone
+    slot = var("ch.slot")
+    key = (
         data_version(),
         zone("hero.skills"),
         zone("hero.equipment"),
@@ -89,29 +90,39 @@ def _sources_key(state: State) -> tuple[Any, ...]:
         zone("crit.dl"),
         zone("bound.hero"),
         slot,
-        *(bound if slot is not None else ()),
-        peek("ch.ability"),
-        peek("ch.creature"),
-        peek("ch.mods"),
+        var("ch.ability"),
+        var("ch.creature"),
+        var("ch.mods"),
     )
+    if slot is None:
+        return key
+    return (*key, zone(f"augment.{slot}"), zone(f"curse.{slot}"), zone(f"slot.{slot}"))
 
 
 def sources(state: State) -> tuple[tuple[str, dict[str, Any]], ...]:
     """Return (owner, data) for every card whose passive mods and triggers apply now.
 
     Rules ask many times per decision while computing options and modifiers, and most
-    events change none of the inputs: the answer is kept for the last inputs seen.
+    events change none of the inputs: the answer is kept for the last inputs seen. With
+    the same zones object (never edited) only the challenge vars it reads can differ.
     """
     zones, vars_, version = state.zones, state.vars, data_version()
-    if zones is _LAST[2] and vars_ is _LAST[3] and version == _LAST[4]:
-        found_: tuple[tuple[str, dict[str, Any]], ...] = _LAST[1]
-        return found_  # the same zones and vars objects (never edited): the same inputs
+    last = _LAST
+    if zones is last[2] and version == last[4]:
+        if vars_ is last[3]:
+            same: tuple[tuple[str, dict[str, Any]], ...] = last[1]
+            return same  # the same zones and vars objects: the same inputs
+        ch = tuple(map(vars_.get, _CH_VARS))
+        if ch == last[5]:
+            last[3] = vars_
+            kept: tuple[tuple[str, dict[str, Any]], ...] = last[1]
+            return kept
     key = _sources_key(state)
-    if _LAST[0] != key:
-        _LAST[1] = tuple(_sources(state))
-        _LAST[0] = key
-    _LAST[2:] = [zones, vars_, version]
-    found: tuple[tuple[str, dict[str, Any]], ...] = _LAST[1]
+    if last[0] != key:
+        last[1] = tuple(_sources(state))
+        last[0] = key
+    last[2:] = [zones, vars_, version, tuple(map(vars_.get, _CH_VARS))]
+    found: tuple[tuple[str, dict[str, Any]], ...] = last[1]
     return found
 
 
@@ -132,32 +143,77 @@ def _sources(state: State) -> Iterator[tuple[str, dict[str, Any]]]:
         yield DL, {"mods": [m for m in temp if m.get("seat") == DL]}
 
 
-def _applies(mod: dict[str, Any], owner: str, seat: str, attribute: str | None) -> bool:
+Mod = tuple[Any, Any, dict[str, Any]]  # the seat a modifier applies to, its attribute, the mod
+
+
+def _whom(mod: dict[str, Any], owner: str) -> Any:
     target = mod.get("seat", "self")
-    whom = owner if target == "self" else other(owner) if target == "opponent" else target
-    if whom != seat:
-        return False
-    want = mod.get("attribute", "any")
-    return want == "any" or want == attribute
+    return owner if target == "self" else other(owner) if target == "opponent" else target
+
+
+def index_mods(found: tuple[tuple[str, dict[str, Any]], ...]) -> dict[str, tuple[Mod, ...]]:
+    """Return the passive modifiers of some sources by name, in source order, each with the
+    seat it applies to and the attribute it wants ("any" for every challenge)."""
+    index: dict[str, list[Mod]] = {}
+    for owner, src in found:
+        for m in src.get("mods", ()):
+            index.setdefault(m["mod"], []).append((_whom(m, owner), m.get("attribute", "any"), m))
+    return {name: tuple(mods) for name, mods in index.items()}
+
+
+Trigger = tuple[str, int, dict[str, Any], dict[str, Any]]  # owner, index, trigger, its card
+
+
+def index_triggers(found: tuple[tuple[str, dict[str, Any]], ...]) -> dict[str, tuple[Trigger, ...]]:
+    """Return the triggered abilities of some sources by event, in source order."""
+    index: dict[str, list[Trigger]] = {}
+    for owner, src in found:
+        for i, trig in enumerate(src.get("triggers", ())):
+            index.setdefault(trig["when"], []).append((owner, i, trig, src))
+    return {event: tuple(trigs) for event, trigs in index.items()}
+
+
+# the sources tuple indexed last (kept alive here, so its id is not reused), its indexes
+_INDEX: list[Any] = [None, {}, {}]
+
+
+def _indexes(state: State) -> list[Any]:
+    """Return [sources, modifiers by name, triggers by event] for the sources that apply now;
+    rebuilt only when `sources` returns another tuple (the same object while its inputs are
+    unchanged)."""
+    found = sources(state)
+    if found is not _INDEX[0]:
+        _INDEX[:] = [found, index_mods(found), index_triggers(found)]
+    return _INDEX
+
+
+def mods_of(state: State, name: str) -> tuple[Mod, ...]:
+    """Return the modifiers of one name from the sources that apply now, in source order."""
+    found: tuple[Mod, ...] = _indexes(state)[1].get(name, ())
+    return found
+
+
+def triggers_of(state: State, event: str) -> tuple[Trigger, ...]:
+    """Return the triggers of one event from the sources that apply now, in source order."""
+    found: tuple[Trigger, ...] = _indexes(state)[2].get(event, ())
+    return found
 
 
 def mod_total(state: State, seat: str, name: str, attribute: str | None = None) -> int:
     """Return the sum of a numeric modifier that applies to a seat."""
     total = 0
-    for owner, src in sources(state):
-        for m in src.get("mods", ()):
-            if m["mod"] == name and _applies(m, owner, seat, attribute):
-                total += int(m.get("n", 0))
+    for whom, want, m in mods_of(state, name):
+        if whom == seat and (want == "any" or want == attribute):
+            total += int(m.get("n", 0))
     return total
 
 
 def mod_dice(state: State, seat: str, name: str, attribute: str | None) -> list[str]:
     """Return the dice colours granted to a seat by modifiers of one name."""
     dice: list[str] = []
-    for owner, src in sources(state):
-        for m in src.get("mods", ()):
-            if m["mod"] == name and _applies(m, owner, seat, attribute):
-                dice.extend(m.get("dice", ()))
+    for whom, want, m in mods_of(state, name):
+        if whom == seat and (want == "any" or want == attribute):
+            dice.extend(m.get("dice", ()))
     return dice
 
 
@@ -195,16 +251,18 @@ def armor_rating(state: State) -> int:
 
 def power_cost(state: State, seat: str, cid: str) -> int:
     """Return the Fortune a seat pays to play a card now (Light or Dark cost)."""
-    c = card(cid)
+    return card_cost(state, seat, card(cid))
+
+
+def card_cost(state: State, seat: str, c: dict[str, Any]) -> int:
+    """Return the Fortune a seat pays to play a card (its data) now."""
     if c["type"] != "power":
         return 0
     light, dark = c["cost"]
     cost = int(light if is_light(state) else dark)
-    for owner, src in sources(state):
-        for m in src.get("mods", ()):
-            applies = m["mod"] == "power_cost" and _applies(m, owner, seat, None)
-            if applies and cost >= m.get("min", 0):
-                cost += int(m.get("n", 0))
+    for whom, want, m in mods_of(state, "power_cost"):
+        if whom == seat and (want == "any" or want is None) and cost >= m.get("min", 0):
+            cost += int(m.get("n", 0))
     return max(0, cost)
 
 

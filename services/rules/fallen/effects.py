@@ -63,19 +63,19 @@ def holds(s: State, seat: str, cond: str) -> bool:
     if cond == "dark":
         return not dv.is_light(s)
     if cond in ("agility", "intelligence", "strength"):
-        return bool(s.var("ch.attribute") == cond)
+        return bool(s.peek("ch.attribute") == cond)
     if cond in ("easy", "hard"):
-        return bool(s.var("ch.difficulty") == cond)
+        return bool(s.peek("ch.difficulty") == cond)
     if cond in ("treasure", "omen"):
-        return bool(s.var("ch.reward") == cond)
+        return bool(s.peek("ch.reward") == cond)
     if cond == "final_battle":
         return s.phase == "final_battle"
     if cond == "won":
-        return bool(s.var("ch.winner") == seat)
+        return bool(s.peek("ch.winner") == seat)
     if cond == "lost":
-        return s.var("ch.winner") not in (None, seat)
+        return s.peek("ch.winner") not in (None, seat)
     if cond == "active_wounded":
-        slot = s.var("ch.slot")
+        slot = s.peek("ch.slot")
         return slot is not None and s.count(f"wounds.slot.{slot}") > 0
     raise ValueError(f"unknown condition {cond}")
 
@@ -88,9 +88,9 @@ def _effect(ctx: Ctx, a: Args) -> None:
         run_effects(ctx, seat, branch, a["src"])
         return
     ((name, arg),) = eff.items()
-    gathering = ctx.state.var(f"ch.gather.{seat}") is not None
+    gathering = ctx.state.peek(f"ch.gather.{seat}") is not None
     if gathering and name != "add_dice":
-        deferred = ctx.state.var(f"ch.deferred.{seat}", [])
+        deferred = ctx.state.peek(f"ch.deferred.{seat}", [])
         ctx.setv(f"ch.deferred.{seat}", [*deferred, a])
         return
     OPS[name](ctx, seat, arg, a["src"])
@@ -99,7 +99,7 @@ def _effect(ctx: Ctx, a: Args) -> None:
 @task("run_deferred")
 def _run_deferred(ctx: Ctx, a: Args) -> None:
     """Run effects held back while an initial roll was being gathered."""
-    deferred = ctx.state.var(f"ch.deferred.{a['seat']}", [])
+    deferred = ctx.state.peek(f"ch.deferred.{a['seat']}", [])
     ctx.setv(f"ch.deferred.{a['seat']}", None)
     ctx.push(*[("effect", d) for d in deferred])
 
@@ -111,7 +111,7 @@ def _n(arg: Any) -> int:
 # --- resources -----------------------------------------------------------------
 @op("gain_fortune")
 def _gain_fortune(ctx: Ctx, seat: str, arg: Any, src: str) -> None:
-    key = "bonus_fortune" if ctx.state.var("between_stages") else "fortune"
+    key = "bonus_fortune" if ctx.state.peek("between_stages") else "fortune"
     ctx.add(f"{key}.{seat}", _n(arg), "gain")
 
 
@@ -172,7 +172,7 @@ def _steal_xp(ctx: Ctx, seat: str, arg: Any, src: str) -> None:
 def _add_dice(ctx: Ctx, seat: str, arg: Any, src: str) -> None:
     if not dv.in_challenge(ctx.state):
         return
-    gather = ctx.state.var(f"ch.gather.{seat}")
+    gather = ctx.state.peek(f"ch.gather.{seat}")
     if gather is not None:
         ctx.setv(f"ch.gather.{seat}", [*gather, *arg])
     else:
@@ -182,7 +182,7 @@ def _add_dice(ctx: Ctx, seat: str, arg: Any, src: str) -> None:
 @op("add_swords")
 def _add_swords(ctx: Ctx, seat: str, arg: Any, src: str) -> None:
     if dv.in_challenge(ctx.state):
-        ctx.setv(f"ch.swords.{seat}", int(ctx.state.var(f"ch.swords.{seat}", 0)) + _n(arg))
+        ctx.setv(f"ch.swords.{seat}", int(ctx.state.peek(f"ch.swords.{seat}", 0)) + _n(arg))
         if from_ability(ctx, src):
             record(ctx, "swords", _n(arg))
 
@@ -219,7 +219,7 @@ def _cancel_symbol(ctx: Ctx, seat: str, arg: Any, src: str) -> None:
     spec = arg if isinstance(arg, dict) else {"n": arg}
     whose = seat if spec.get("whose", "opponent") == "self" else other(seat)
     symbol = spec.get("symbol", "any")
-    wards = ctx.state.var(f"ch.symbol_ward.{whose}", [])
+    wards = ctx.state.peek(f"ch.symbol_ward.{whose}", [])
     ctx.setv(f"ch.symbol_ward.{whose}", [*wards, {"symbol": symbol, "n": _n(arg)}])
 
 
@@ -271,15 +271,15 @@ def _deal_wound(ctx: Ctx, seat: str, arg: Any, src: str) -> None:
     if target == "hero":
         ctx.push(("wound", {"side": HERO, "n": n}))
     elif target == "creature_active":
-        ctx.push(("wound", {"side": DL, "n": n, "slot": ctx.state.var("ch.slot")}))
+        ctx.push(("wound", {"side": DL, "n": n, "slot": ctx.state.peek("ch.slot")}))
     elif target == "creature":
         ctx.push(("pick_creature", {"seat": seat, "then": "wound", "n": n}))
     elif target == "exhausted":
-        slot = ctx.state.var("ch.exhausted_slot")
+        slot = ctx.state.peek("ch.exhausted_slot")
         if slot is not None:
             ctx.push(("wound", {"side": DL, "n": n, "slot": slot}))
     elif target == "adjacent":
-        slot = ctx.state.var("ch.slot")
+        slot = ctx.state.peek("ch.slot")
         for s in dv.adjacent(slot) if slot is not None else []:
             ctx.push(("wound", {"side": DL, "n": n, "slot": s}))
     else:
@@ -301,7 +301,7 @@ def _block(ctx: Ctx, seat: str, arg: Any, src: str) -> None:
     (data 2+, "A number of Wound tokens are canceled equal to the amount of the block");
     otherwise ("this challenge") a shield standing until the challenge ends (register #5)."""
     n = _n(arg)
-    if since(FIXED_IN) and ctx.state.var("dealing") == seat:
+    if since(FIXED_IN) and ctx.state.peek("dealing") == seat:
         ctx.add(f"parry.{seat}", n, "block")
         return
     ctx.add(f"shield.{seat}", n, "block")
@@ -374,9 +374,9 @@ def _exhaust_creature(ctx: Ctx, seat: str, arg: Any, src: str) -> None:
 
 @op("cancel_ability")
 def _cancel_ability(ctx: Ctx, seat: str, arg: Any, src: str) -> None:
-    if ctx.state.var("ch.ability"):
+    if ctx.state.peek("ch.ability"):
         ctx.setv("ch.ability", False)
-        ctx.note("ability_cancelled", slot=ctx.state.var("ch.slot"))
+        ctx.note("ability_cancelled", slot=ctx.state.peek("ch.slot"))
         end_ability(ctx, "cancelled")
 
 
@@ -401,7 +401,7 @@ def _mod(ctx: Ctx, seat: str, arg: Any, src: str) -> None:
         return
     who = arg.get("seat", "self")
     whom = seat if who == "self" else other(seat) if who == "opponent" else who
-    mods = ctx.state.var("ch.mods", [])
+    mods = ctx.state.peek("ch.mods", [])
     mod = dict(arg, seat=whom, src=src) if from_ability(ctx, src) else dict(arg, seat=whom)
     ctx.setv("ch.mods", [*mods, mod])
 

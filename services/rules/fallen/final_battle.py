@@ -98,7 +98,7 @@ def _fb_effects(ctx: Ctx, a: Args) -> None:
 
 @task("fb_claim")
 def _fb_claim(ctx: Ctx, a: Args) -> None:
-    winner = ctx.state.var("ch.winner")
+    winner = ctx.state.peek("ch.winner")
     for cid in ctx.state.zone("fb.current"):
         ctx.move(cid, "fb.current", f"fb.won.{winner}")
     won = len(ctx.state.zone(f"fb.won.{winner}"))

@@ -121,7 +121,7 @@ def _random_discarded(ctx: Ctx, a: Args) -> None:
 
 def gain_fortune(ctx: Ctx, seat: str, n: int) -> None:
     """Gain Fortune (held over as bonus when gained between stages)."""
-    key = "bonus_fortune" if ctx.state.var("between_stages") else "fortune"
+    key = "bonus_fortune" if ctx.state.peek("between_stages") else "fortune"
     ctx.add(f"{key}.{seat}", n, "gain")
 
 

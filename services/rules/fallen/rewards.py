@@ -33,7 +33,7 @@ def token_effects(seat: str, token: str) -> list[dict[str, Any]]:
 # --- Treasure / Omen cards at stake ---------------------------------------------------
 @task("claim_cards")
 def _claim_cards(ctx: Ctx, a: Args) -> None:
-    reward = ctx.state.var("ch.reward")
+    reward = ctx.state.peek("ch.reward")
     if decks.dealt(ctx.state):
         _claim_dealt(ctx, reward)
         return
@@ -41,7 +41,7 @@ def _claim_cards(ctx: Ctx, a: Args) -> None:
     if not reward or not stake:
         return
     owner = HERO if reward == "treasure" else DL
-    if ctx.state.var("ch.winner") == owner:
+    if ctx.state.peek("ch.winner") == owner:
         look = "reward.hero_looks" if owner == HERO else "reward.dl_looks"
         for cid in stake:
             ctx.move(cid, "reward.face_down", look)
@@ -66,7 +66,7 @@ def _claim_dealt(ctx: Ctx, reward: str | None) -> None:
     if not reward or not n:
         return
     owner = HERO if reward == "treasure" else DL
-    if ctx.state.var("ch.winner") == owner:
+    if ctx.state.peek("ch.winner") == owner:
         look = "reward.hero_looks" if owner == HERO else "reward.dl_looks"
         then = ("stake_seen", {"who": owner, "zone": look, "reward": reward})
         ctx.push(decks.draw("reward.face_down", look, n, then))
@@ -132,10 +132,10 @@ def _random_claim(ctx: Ctx, a: Args) -> None:
 @task("tokens")
 def _tokens(ctx: Ctx, a: Args) -> None:
     """Draw the winner's two tokens or the loser's one token from the cup."""
-    winner = ctx.state.var("ch.winner")
+    winner = ctx.state.peek("ch.winner")
     role = a["role"]
     seat = winner if role == "winner" else other(winner)
-    if role == "loser" and ctx.state.var(f"ch.no_token.{seat}"):
+    if role == "loser" and ctx.state.peek(f"ch.no_token.{seat}"):
         ctx.note("reward_denied", seat=seat)
         return
     _draw_tokens(ctx, seat, role, 2 if role == "winner" else 1)

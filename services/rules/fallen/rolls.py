@@ -20,14 +20,14 @@ from services.rules.fallen.state import DL, HERO, State
 def wound_task(roller: str, n: int, ctx: Ctx) -> tuple[str, Args]:
     """Return the task dealing n Wounds from a roller to the opponent."""
     if roller == HERO:
-        return ("wound", {"side": DL, "n": n, "slot": ctx.state.var("ch.slot")})
+        return ("wound", {"side": DL, "n": n, "slot": ctx.state.peek("ch.slot")})
     return ("wound", {"side": HERO, "n": n})
 
 
 def granted_dice(state: State) -> dict[str, list[str]]:
     """Return the dice cards in play grant each seat in this challenge (not the fixed ones)."""
-    attr = state.var("ch.attribute")
-    slot = state.var("ch.slot")
+    attr = state.peek("ch.attribute")
+    slot = state.peek("ch.slot")
     dl = dv.slot_dice(state, slot) if slot is not None else []
     return {
         DL: dl + dv.mod_dice(state, DL, "dl_dice", attr),
@@ -43,14 +43,14 @@ def gain_new_dice(ctx: Ctx, before: dict[str, list[str]]) -> None:
     not rolled yet gets them with its initial roll; after the result nothing is gained.
     """
     s = ctx.state
-    if not dv.in_challenge(s) or s.var("ch.winner") is not None:
+    if not dv.in_challenge(s) or s.peek("ch.winner") is not None:
         return
     after = granted_dice(s)
     for seat in (DL, HERO):
         extra = list((Counter(after[seat]) - Counter(before[seat])).elements())
         if not extra:
             continue
-        gather = s.var(f"ch.gather.{seat}")
+        gather = s.peek(f"ch.gather.{seat}")
         if gather is not None:
             ctx.setv(f"ch.gather.{seat}", [*gather, *extra])
         elif dv.dice_of(s, seat):
@@ -74,7 +74,7 @@ def _roll_dice(ctx: Ctx, a: Args) -> None:
 @task("roll_gathered")
 def _roll_gathered(ctx: Ctx, a: Args) -> None:
     seat = a["seat"]
-    gather = ctx.state.var(f"ch.gather.{seat}") or []
+    gather = ctx.state.peek(f"ch.gather.{seat}") or []
     ctx.setv(f"ch.gather.{seat}", None)
     ctx.push(("roll_dice", {"seat": seat, "dice": gather}), ("run_deferred", {"seat": seat}))
 
@@ -149,7 +149,7 @@ def _symbols(ctx: Ctx, a: Args) -> None:
 
 def _cancelled(ctx: Ctx, seat: str, sym: str, n: int) -> int:
     """Use up standing symbol cancels (cancel_symbol) against n symbols; return how many."""
-    wards = ctx.state.var(f"ch.symbol_ward.{seat}", [])
+    wards = ctx.state.peek(f"ch.symbol_ward.{seat}", [])
     used, left = 0, []
     for w in wards:
         take = min(int(w["n"]), n - used) if w["symbol"] in (sym, "any") else 0

@@ -11,7 +11,7 @@ from services.rules.fallen.state import HERO, State
 
 def next_skills(state: State) -> list[str]:
     """Return the Skill of each colour group the hero may buy next (cheapest first rule)."""
-    hero = state.var("char.hero")
+    hero = state.peek("char.hero")
     owned = {card(c)["group"]: int(card(c)["rank"]) for c in state.zone("hero.skills")}
     out = []
     for cid in skills_of(hero):
@@ -23,7 +23,7 @@ def next_skills(state: State) -> list[str]:
 
 def learn(ctx: Ctx, cid: str) -> None:
     """Put a Skill into play (replacing the lower Skill of its group); run on-learn effects."""
-    hero = ctx.state.var("char.hero")
+    hero = ctx.state.peek("char.hero")
     group = card(cid)["group"]
     for old in ctx.state.zone("hero.skills"):
         if card(old)["group"] == group:

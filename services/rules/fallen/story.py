@@ -93,7 +93,7 @@ def _story_drawn(ctx: Ctx, a: Args) -> None:
 
 def _story_begins(ctx: Ctx, sid: str) -> None:
     s = card(sid)
-    ctx.note("story_begins", number=ctx.state.var("story.n"), title=s["title"], intro=s["intro"])
+    ctx.note("story_begins", number=ctx.state.peek("story.n"), title=s["title"], intro=s["intro"])
 
 
 def _story(ctx: Ctx) -> dict[str, Any]:
@@ -104,8 +104,8 @@ def _story(ctx: Ctx) -> dict[str, Any]:
 def _offer(ctx: Ctx, a: Args) -> None:
     """Offer the next choices of the Story card (or go to the resolution after four)."""
     story = _story(ctx)
-    node = ctx.state.var("story.node")
-    if ctx.state.var("story.step") >= 4:
+    node = ctx.state.peek("story.node")
+    if ctx.state.peek("story.step") >= 4:
         ctx.push(("resolution", {}))
         return
     keys = list(story["start"] if node is None else story["next"][node])
@@ -130,7 +130,7 @@ def _story_chosen(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
 
 def _apply_choice(ctx: Ctx, key: str) -> None:
     choice = _story(ctx)["choices"][key]
-    step = int(ctx.state.var("story.step")) + 1
+    step = int(ctx.state.peek("story.step")) + 1
     ctx.setv("story.node", key)
     ctx.setv("story.step", step)
     icons = choice["icons"]
@@ -154,7 +154,7 @@ def _apply_choice(ctx: Ctx, key: str) -> None:
 @task("resolution")
 def _resolution(ctx: Ctx, a: Args) -> None:
     """Read the resolution: the hero gains its XP, the Dungeon Lord XP = stories resolved."""
-    res = _story(ctx)["resolutions"][ctx.state.var("story.node")]
+    res = _story(ctx)["resolutions"][ctx.state.peek("story.node")]
     ctx.note("story_resolution", text=res["text"], xp=res["xp"])
     ctx.add("stories", 1, "resolved")
     ctx.add(f"xp.{HERO}", int(res["xp"]), "resolution")

@@ -15,21 +15,18 @@ def _fire(ctx: Ctx, a: Args) -> None:
     event, only = a["event"], a.get("seat")
     batch: list[tuple[str, list[object], str]] = []
     once = since(FIXED_IN) and dv.in_challenge(ctx.state)
-    used = ctx.state.var("ch.used", []) if once else []
+    used = ctx.state.peek("ch.used", []) if once else []
     fresh: list[str] = []
-    for owner, src in dv.sources(ctx.state):
+    for owner, i, trig, src in dv.triggers_of(ctx.state, event):
         if only and owner != only:
             continue
-        for i, trig in enumerate(src.get("triggers", ())):
-            if trig["when"] != event:
+        if once and src.get("type") == "skill":
+            # "Each effect on a Skill card can only be used once per challenge"
+            key = f"{src['id']}@{i}"
+            if key in used or key in fresh:
                 continue
-            if once and src.get("type") == "skill":
-                # "Each effect on a Skill card can only be used once per challenge"
-                key = f"{src['id']}@{i}"
-                if key in used or key in fresh:
-                    continue
-                fresh.append(key)
-            batch.append((owner, trig["effects"], src.get("id", "")))
+            fresh.append(key)
+        batch.append((owner, trig["effects"], src.get("id", "")))
     if fresh:
         ctx.setv("ch.used", [*used, *fresh])
     for owner, effects, sid in reversed(batch):

@@ -7,8 +7,10 @@ for the other seat; it closes when both seats have passed in turn. The
 
 from __future__ import annotations
 
+from typing import Any
+
 from services.rules.fallen import derived as dv
-from services.rules.fallen.cards import card
+from services.rules.fallen.cards import card, data_version
 from services.rules.fallen.effects import holds, run_effects
 from services.rules.fallen.flow import Args, Ctx, answer, options, task
 from services.rules.fallen.state import DL, HERO, State, other
@@ -23,7 +25,7 @@ def timing_fits(state: State, seat: str, timing: str, window: str) -> bool:
     if timing == "any_roll":
         return window in ROLL_WINDOWS
     if window == "after_result" and timing in ("after_win", "after_lose"):
-        won = state.var("ch.winner") == seat
+        won = state.peek("ch.winner") == seat
         return won == (timing == "after_win")
     return False
 
@@ -33,30 +35,56 @@ def playable(state: State, seat: str, cid: str, window: str) -> bool:
     c = card(cid)
     if not timing_fits(state, seat, c["timing"], window):
         return False
-    if dv.power_cost(state, seat, cid) > state.count(f"fortune.{seat}"):
+    if dv.card_cost(state, seat, c) > state.count(f"fortune.{seat}"):
         return False
     need = c.get("requires")
     return need is None or holds(state, seat, need)
+
+
+# an ability of a hero's card: card id, ability index, timing, Skill tokens it needs and the
+# Skill group paying them (None for Equipment, which is exhausted instead)
+HeroAbility = tuple[str, int, str, int, str | None]
+_HERO_ABILITIES: list[Any] = [None, ()]  # the inputs seen last and their abilities
+
+
+def hero_abilities(state: State) -> tuple[HeroAbility, ...]:
+    """Return the abilities on the hero's Equipment, then Skills, in play order.
+
+    They change only with the hero's cards (zones are never edited in place: a change is
+    another tuple) or the card-data version, so the list is kept for the inputs seen last.
+    """
+    key = (data_version(), state.zone("hero.equipment"), state.zone("hero.skills"))
+    if key != _HERO_ABILITIES[0]:
+        _HERO_ABILITIES[:] = [key, _list_abilities(key[1], key[2])]
+    found: tuple[HeroAbility, ...] = _HERO_ABILITIES[1]
+    return found
+
+
+def _list_abilities(equipment: tuple[str, ...], skills: tuple[str, ...]) -> tuple[HeroAbility, ...]:
+    out: list[HeroAbility] = []
+    for cid in equipment:
+        for i, ab in enumerate(card(cid).get("abilities", ())):
+            out.append((cid, i, ab["timing"], 0, None))
+    for cid in skills:
+        c = card(cid)
+        for i, ab in enumerate(c.get("abilities", ())):
+            out.append((cid, i, ab["timing"], int(ab.get("tokens", 0)), c["group"]))
+    return tuple(out)
 
 
 def _abilities(state: State, seat: str, window: str) -> list[tuple[str, Args]]:
     out: list[tuple[str, Args]] = []
     if seat != HERO:
         return out
-    used = state.var("ch.used", [])
-    for cid in state.zone("hero.equipment"):
-        if cid in state.exhausted:
+    used = state.peek("ch.used", ())
+    for cid, i, timing, tokens, group in hero_abilities(state):
+        if not timing_fits(state, seat, timing, window):
             continue
-        for i, ab in enumerate(card(cid).get("abilities", ())):
-            if timing_fits(state, seat, ab["timing"], window):
+        if group is None:  # Equipment: usable while refreshed
+            if cid not in state.exhausted:
                 out.append(("use", {"card": cid, "ability": i}))
-    for cid in state.zone("hero.skills"):
-        c = card(cid)
-        for i, ab in enumerate(c.get("abilities", ())):
-            if f"{cid}#{i}" in used or not timing_fits(state, seat, ab["timing"], window):
-                continue
-            if state.count(f"skill_tokens.{c['group']}") >= int(ab.get("tokens", 0)):
-                out.append(("use", {"card": cid, "ability": i}))
+        elif f"{cid}#{i}" not in used and state.count(f"skill_tokens.{group}") >= tokens:
+            out.append(("use", {"card": cid, "ability": i}))
     return out
 
 
@@ -69,7 +97,7 @@ def window_options(state: State, data: Args) -> list[tuple[str, Args]]:
         if playable(state, seat, cid, name):
             opts.append(("play", {"card": cid}))
     if ROLL_WINDOWS.get(name) == seat:
-        if not state.var(f"ch.fortune_spent.{seat}"):
+        if not state.peek(f"ch.fortune_spent.{seat}"):
             top = min(dv.fortune_limit(state, seat), state.count(f"fortune.{seat}"))
             opts += [("fortune", {"n": n}) for n in range(1, top + 1)]
         if ultimate_ready(state, seat):
@@ -80,7 +108,7 @@ def window_options(state: State, data: Args) -> list[tuple[str, Args]]:
 def ultimate_ready(state: State, seat: str) -> bool:
     """Return True if a seat's Ultimate is fully charged and unused this challenge."""
     full = state.count(f"charges.{seat}") >= dv.charge_slots(state, seat)
-    return full and not state.var(f"ch.ult_used.{seat}")
+    return full and not state.peek(f"ch.ult_used.{seat}")
 
 
 @task("window_open")
@@ -132,7 +160,7 @@ def _use(ctx: Ctx, seat: str, cid: str, i: int) -> None:
     c = card(cid)
     ab = c["abilities"][i]
     if c["type"] == "skill":
-        ctx.setv("ch.used", [*ctx.state.var("ch.used", []), f"{cid}#{i}"])
+        ctx.setv("ch.used", [*ctx.state.peek("ch.used", ()), f"{cid}#{i}"])
         ctx.add(f"skill_tokens.{c['group']}", -int(ab.get("tokens", 0)), "spent")
     else:
         ctx.exhaust(cid)

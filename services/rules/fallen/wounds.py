@@ -102,7 +102,7 @@ def kill(ctx: Ctx, slot: int) -> None:
     ctx.add(f"xp.{HERO}", level, "kill")
     ctx.note("creature_killed", slot=slot, creature=cid, xp=level)
     ctx.push(("fire", {"event": "kill"}))
-    if slot == ctx.state.var("ch.slot") and cid == ctx.state.var("ch.creature"):
+    if slot == ctx.state.peek("ch.slot") and cid == ctx.state.peek("ch.creature"):
         end_ability(ctx, "killed")  # "canceled as soon as it leaves play" (data 2+)
 
 
