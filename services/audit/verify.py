@@ -121,11 +121,13 @@ def parse_records(
     envs: list[Envelope] = []
     bad: list[tuple[int, Mismatch]] = []
     for i, rec in enumerate(records):
-        missing = [f for f in (*HASHED_FIELDS, "hash") if f not in rec]
         try:
-            if missing:
-                raise KeyError(", ".join(missing))
-            envs.append(record_envelope(rec))
+            try:
+                envs.append(record_envelope(rec))
+            except (KeyError, AttributeError):  # name every missing field, not the first read
+                fields = (*HASHED_FIELDS, "hash")
+                missing = [f for f in fields if not isinstance(rec, Mapping) or f not in rec]
+                raise KeyError(", ".join(missing)) from None
             line = getattr(rec, "line", None)
             if lines is not None and isinstance(line, str):
                 lines[len(envs) - 1] = line
@@ -458,23 +460,25 @@ def verify_game(
     found = _Found(chain=[*problems, *bad])
     texts: Texts = {}  # each payload is encoded at most once (none read from a log line)
     found.chain += check_chains(game_id, envs, texts, lines)
-    index = {(e.stream, e.version): i for i, e in enumerate(envs)}
+    index: dict[tuple[str, int], int] = {}  # (stream, version) -> log index, built on demand
 
     def at(p: Problem) -> tuple[int, Mismatch]:
+        if not index:
+            index.update(((e.stream, e.version), i) for i, e in enumerate(envs))
         return index.get((p.stream, p.version), len(envs)), Mismatch(p.stream, p.version, p.what)
 
-    by_stream: dict[str, list[Envelope]] = {}
-    for env in envs:
-        by_stream.setdefault(env.stream, []).append(env)
-    dice = check_dice(game_id, by_stream.get(f"dice-{game_id}", []))
-    deck_events = by_stream.get(f"deck-{game_id}", [])
+    by_stream: dict[str, list[tuple[int, Envelope]]] = {}  # stream -> (log index, event)
+    for i, env in enumerate(envs):
+        by_stream.setdefault(env.stream, []).append((i, env))
+    game_events = by_stream.get(f"game-{game_id}", [])
+    deck_at = by_stream.get(f"deck-{game_id}", [])
+    deck_events = [env for _, env in deck_at]
+    dice = check_dice(game_id, [env for _, env in by_stream.get(f"dice-{game_id}", [])])
     found.dice += [at(p) for p in dice.problems]
     found.dice += [at(p) for p in check_deck(deck_events, dice.draws)]
     keys = check_keys(game_id, dice.draws, deck_events)
     found.dice += [at(p) for p in keys.problems]
-    game_events = [(i, e) for i, e in enumerate(envs) if e.stream == f"game-{game_id}"]
     deck_used = deck_nonces(deck_events)
-    deck_at = [(i, e) for i, e in enumerate(envs) if e.stream == f"deck-{game_id}"]
     final, live, state_problems, used = replay_state(
         game_id,
         game_events,
