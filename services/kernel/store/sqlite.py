@@ -2,7 +2,9 @@
 
 Appends run in a worker thread on the one writer connection (each commit is fsynced:
 synchronous=FULL; the appends of one command inside ``one_fsync()`` share one fsync, see
-sqlite_sync.py). Reads run inline on a connection of the calling thread: under WAL a
+sqlite_sync.py). An append inside ``one_fsync()`` does not wait for the disk (its commit
+is not fsynced, and WAL checkpoints run only on worker threads), so it runs inline when
+the writer is free. Reads run inline on a connection of the calling thread: under WAL a
 reader never waits for the writer, so a read neither hops threads nor queues behind
 another append's fsync (an in-memory database has one connection, shared under the lock).
 """
@@ -37,6 +39,9 @@ from services.kernel.store.feed import FeedHead
 from services.kernel.store.sqlite_readers import Readers
 from services.kernel.store.sqlite_sync import SCOPES, Durability, Scope, open_scope
 
+# Commits between WAL checkpoints: a Fallen command's commit is a few pages, so about as
+# often as SQLite's own default (every 1,000 WAL pages).
+CHECKPOINT_COMMITS = 250
 FIND_COMMAND = "SELECT result FROM sent_commands WHERE stream=? AND sender=? AND command_id=?"
 
 SCHEMA = """
@@ -111,6 +116,7 @@ class SqliteEventStore:
         with self._lock:
             self._conn.execute("PRAGMA journal_mode=WAL")
             self._conn.execute("PRAGMA synchronous=FULL")
+            self._conn.execute("PRAGMA wal_autocheckpoint=0")  # checkpoints: _checkpoint_due
             self._conn.execute("PRAGMA busy_timeout=30000")
             self._conn.executescript(SCHEMA)
             head = self._conn.execute("SELECT MAX(position) FROM events").fetchone()[0]
@@ -118,6 +124,9 @@ class SqliteEventStore:
         self._durability = Durability(int(head or 0))
         self._full = True  # the writer connection's synchronous mode is FULL
         self.full_commits = 0  # commits that fsynced the log (appends, barriers, secrets, meta)
+        self.checkpoint_commits = CHECKPOINT_COMMITS
+        self.checkpoints = 0  # WAL checkpoints this store ran
+        self._unchecked = 0  # commits since the last checkpoint
 
     def _rows(self, sql: str, args: tuple) -> list[tuple]:  # type: ignore[type-arg]
         """Return every row of a read (inline, on this thread's read connection)."""
@@ -150,6 +159,7 @@ class SqliteEventStore:
         """fsync every commit made so far: one small FULL commit (skipped when another
         commit's fsync already covered them)."""
         with self._lock:
+            self._checkpoint_due()
             if self._durability.synced >= self._durability.committed:
                 return
             self._set_full(True)
@@ -166,6 +176,21 @@ class SqliteEventStore:
                 raise
             self._durability.synced = self._durability.committed
             self.full_commits += 1
+            self._unchecked += 1
+
+    def _checkpoint_due(self) -> None:
+        """Checkpoint the WAL once checkpoint_commits commits have gone into it (call with
+        the lock held, on a worker thread: a checkpoint fsyncs the database file).
+
+        SQLite's automatic checkpoint is off on the writer: it runs inside whichever commit
+        crosses its threshold, and an append inside a group commit runs on the event loop.
+        A PASSIVE checkpoint waits for no reader; the WAL is reused from its start once
+        every reader has moved past it."""
+        if self._unchecked < self.checkpoint_commits or self.path == ":memory:":
+            return
+        self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        self._unchecked = 0
+        self.checkpoints += 1
 
     def _set_full(self, full: bool) -> None:
         """Set the writer's synchronous mode (call under the lock, outside a transaction)."""
@@ -193,9 +218,21 @@ class SqliteEventStore:
         key = as_command_key(command_id)
         validate_command(key)
         scope = open_scope(self) if self.path != ":memory:" else None
-        result, written = await asyncio.to_thread(
-            self._append_sync, stream, expected_version, list(events), key, scope is None
-        )
+        if scope is not None and self._lock.acquire(blocking=False):
+            # Inside a group commit the commit writes the WAL without waiting for the disk
+            # (no fsync; checkpoints run on worker threads only, _checkpoint_due), so it runs
+            # here: a thread hop cost more than the commit. A busy writer (another
+            # command's barrier fsyncing) is waited for on a worker thread, as before.
+            try:
+                result, written = self._append_locked(
+                    stream, expected_version, list(events), key, False
+                )
+            finally:
+                self._lock.release()
+        else:
+            result, written = await asyncio.to_thread(
+                self._append_sync, stream, expected_version, list(events), key, scope is None
+            )
         if written:
             if scope is None:
                 self._notify(written)
@@ -211,68 +248,83 @@ class SqliteEventStore:
         key: CommandKey | None,
         fsync: bool = True,
     ) -> tuple[AppendResult, list[Envelope]]:
+        """Append on a worker thread (waits for the writer; may checkpoint the WAL)."""
         with self._lock:
-            self._set_full(fsync)
-            cur = self._conn.cursor()
-            cur.execute("BEGIN IMMEDIATE")
-            try:
-                if key:
-                    row = cur.execute(FIND_COMMAND, (stream, key.sender, key.command_id)).fetchone()
-                    if row:
-                        found = replay_record(row[0], key)
-                        cur.execute("COMMIT")
-                        return found, []
-                row = cur.execute(
-                    "SELECT version, hash FROM events WHERE stream=? ORDER BY version DESC LIMIT 1",
-                    (stream,),
-                ).fetchone()
-                version, head_hash = (row[0], row[1]) if row else (0, None)
-                if expected_version != ANY_VERSION and expected_version != version:
-                    raise VersionConflict(stream, expected_version, version)
-                sealed = seal_encoded(
-                    stream, version + 1, first_prev_hash(version, head_hash), events, now_iso()
+            done = self._append_locked(stream, expected_version, events, key, fsync)
+            self._checkpoint_due()
+            return done
+
+    def _append_locked(
+        self,
+        stream: str,
+        expected_version: int,
+        events: list[NewEvent],
+        key: CommandKey | None,
+        fsync: bool,
+    ) -> tuple[AppendResult, list[Envelope]]:
+        """Append in one transaction (call with the writer's lock held)."""
+        self._set_full(fsync)
+        cur = self._conn.cursor()
+        cur.execute("BEGIN IMMEDIATE")
+        try:
+            if key:
+                row = cur.execute(FIND_COMMAND, (stream, key.sender, key.command_id)).fetchone()
+                if row:
+                    found = replay_record(row[0], key)
+                    cur.execute("COMMIT")
+                    return found, []
+            row = cur.execute(
+                "SELECT version, hash FROM events WHERE stream=? ORDER BY version DESC LIMIT 1",
+                (stream,),
+            ).fetchone()
+            version, head_hash = (row[0], row[1]) if row else (0, None)
+            if expected_version != ANY_VERSION and expected_version != version:
+                raise VersionConflict(stream, expected_version, version)
+            sealed = seal_encoded(
+                stream, version + 1, first_prev_hash(version, head_hash), events, now_iso()
+            )
+            written: list[Envelope] = []
+            for env, vis_json, data_json in sealed:
+                cur.execute(
+                    f"INSERT INTO events ({COLUMNS}) VALUES (NULL,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    (
+                        env.stream,
+                        env.version,
+                        env.event_id,
+                        env.type,
+                        env.schema_version,
+                        env.occurred_at,
+                        env.correlation_id,
+                        env.causation_id,
+                        vis_json,
+                        data_json,
+                        env.prev_hash,
+                        env.hash,
+                    ),
                 )
-                written: list[Envelope] = []
-                for env, vis_json, data_json in sealed:
-                    cur.execute(
-                        f"INSERT INTO events ({COLUMNS}) VALUES (NULL,?,?,?,?,?,?,?,?,?,?,?,?)",
-                        (
-                            env.stream,
-                            env.version,
-                            env.event_id,
-                            env.type,
-                            env.schema_version,
-                            env.occurred_at,
-                            env.correlation_id,
-                            env.causation_id,
-                            vis_json,
-                            data_json,
-                            env.prev_hash,
-                            env.hash,
-                        ),
-                    )
-                    pos = cur.lastrowid
-                    assert pos is not None
-                    written.append(_with_position(env, pos))
-                result = AppendResult(
-                    stream=stream,
-                    version=written[-1].version,
-                    first_position=written[0].position,
-                    last_position=written[-1].position,
+                pos = cur.lastrowid
+                assert pos is not None
+                written.append(_with_position(env, pos))
+            result = AppendResult(
+                stream=stream,
+                version=written[-1].version,
+                first_position=written[0].position,
+                last_position=written[-1].position,
+            )
+            if key:
+                cur.execute(
+                    "INSERT INTO sent_commands (stream, sender, command_id, result) "
+                    "VALUES (?,?,?,?)",
+                    (stream, key.sender, key.command_id, result_record(result, key.digest)),
                 )
-                if key:
-                    cur.execute(
-                        "INSERT INTO sent_commands (stream, sender, command_id, result) "
-                        "VALUES (?,?,?,?)",
-                        (stream, key.sender, key.command_id, result_record(result, key.digest)),
-                    )
-                cur.execute("COMMIT")
-                self._durability.note_commit(result.last_position, fsynced=fsync)
-                self.full_commits += fsync
-                return result, written
-            except BaseException:
-                cur.execute("ROLLBACK")
-                raise
+            cur.execute("COMMIT")
+            self._unchecked += 1
+            self._durability.note_commit(result.last_position, fsynced=fsync)
+            self.full_commits += fsync
+            return result, written
+        except BaseException:
+            cur.execute("ROLLBACK")
+            raise
 
     async def command_result(self, stream: str, key: CommandKey) -> AppendResult | None:
         """Return the first result of a command the sender already sent, or None."""
@@ -328,13 +380,8 @@ class SqliteEventStore:
 
     async def put_secret(self, key: str, value: str) -> bool:
         """Store a secret if absent; return whether it was stored."""
-        with self._lock:
-            self._set_full(True)
-            self.full_commits += 1
-            cur = self._conn.execute(
-                "INSERT OR IGNORE INTO secrets (key, value) VALUES (?, ?)", (key, value)
-            )
-        return cur.rowcount == 1
+        sql = "INSERT OR IGNORE INTO secrets (key, value) VALUES (?, ?)"
+        return await asyncio.to_thread(self._write_full, sql, (key, value)) == 1
 
     async def get_secret(self, key: str) -> str | None:
         """Return a stored secret, or None."""
@@ -346,14 +393,21 @@ class SqliteEventStore:
 
     async def set_meta(self, key: str, value: str) -> None:
         """Set an operational value."""
+        sql = (
+            "INSERT INTO meta (key, value) VALUES (?, ?) "
+            "ON CONFLICT(key) DO UPDATE SET value=excluded.value"
+        )
+        await asyncio.to_thread(self._write_full, sql, (key, value))
+
+    def _write_full(self, sql: str, args: tuple[str, str]) -> int:
+        """Run one durable write on a worker thread (it fsyncs); return the rows it changed."""
         with self._lock:
             self._set_full(True)
             self.full_commits += 1
-            self._conn.execute(
-                "INSERT INTO meta (key, value) VALUES (?, ?) "
-                "ON CONFLICT(key) DO UPDATE SET value=excluded.value",
-                (key, value),
-            )
+            self._unchecked += 1
+            changed = self._conn.execute(sql, args).rowcount
+            self._checkpoint_due()
+            return changed
 
     async def close(self) -> None:
         """Close the connections."""

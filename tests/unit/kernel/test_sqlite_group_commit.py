@@ -173,3 +173,56 @@ async def test_given_a_servicer_with_an_event_store_then_each_call_is_one_group_
     assert store.full_commits == before + 1
     assert await store.version("game-rpc") == 3
     await store.close()
+
+
+async def test_given_a_free_writer_when_appending_in_one_fsync_then_no_worker_thread_is_used(
+    tmp_path, monkeypatch: pytest.MonkeyPatch
+):
+    # given a store whose worker-thread hops are counted
+    store = SqliteEventStore(tmp_path / "i.db")
+    hops: list[str] = []
+    real = asyncio.to_thread
+
+    async def counted(fn: Callable[..., Any], *args: Any) -> Any:
+        hops.append(fn.__name__)
+        return await real(fn, *args)
+
+    monkeypatch.setattr("services.kernel.store.sqlite.asyncio.to_thread", counted)
+    # when a command's appends are made in one block
+    async with store.one_fsync():
+        for n in range(3):
+            await store.append("game-i", n, ev(n))
+    # then they ran inline, and only the barrier (the fsync) went to a worker thread
+    assert hops == ["_barrier"]
+    assert await store.version("game-i") == 3
+    await store.close()
+
+
+async def test_given_a_busy_writer_when_appending_in_one_fsync_then_it_waits_on_a_thread(
+    tmp_path,
+):
+    # given a store whose writer is held (another command's barrier fsyncing)
+    store = SqliteEventStore(tmp_path / "b.db")
+    store._lock.acquire()
+    async with store.one_fsync():
+        # when an append is made, then it waits off the event loop until the writer is free
+        pending = asyncio.ensure_future(store.append("game-b", 0, ev(0)))
+        await asyncio.sleep(0.05)
+        assert not pending.done()
+        store._lock.release()
+        assert (await pending).version == 1
+    await store.close()
+
+
+async def test_given_many_commands_then_the_wal_is_checkpointed_off_the_event_loop(tmp_path):
+    # given a store that checkpoints every 10 commits
+    store = SqliteEventStore(tmp_path / "c.db")
+    store.checkpoint_commits = 10
+    # when 60 commands append inline, each with its barrier
+    for n in range(60):
+        async with store.one_fsync():
+            await store.append("game-c", n, ev(n))
+    # then the WAL was checkpointed about every 10 commits (append + barrier: 2 each)
+    assert store.checkpoints >= 10
+    assert await store.version("game-c") == 60
+    await store.close()
