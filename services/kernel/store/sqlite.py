@@ -38,10 +38,8 @@ from services.kernel.store.base import (
 from services.kernel.store.feed import FeedHead
 from services.kernel.store.sqlite_readers import Readers
 from services.kernel.store.sqlite_sync import SCOPES, Durability, Scope, open_scope
+from services.kernel.store.sqlite_wal import Checkpoints
 
-# Commits between WAL checkpoints: a Fallen command's commit is a few pages, so about as
-# often as SQLite's own default (every 1,000 WAL pages).
-CHECKPOINT_COMMITS = 250
 FIND_COMMAND = "SELECT result FROM sent_commands WHERE stream=? AND sender=? AND command_id=?"
 
 SCHEMA = """
@@ -116,7 +114,7 @@ class SqliteEventStore:
         with self._lock:
             self._conn.execute("PRAGMA journal_mode=WAL")
             self._conn.execute("PRAGMA synchronous=FULL")
-            self._conn.execute("PRAGMA wal_autocheckpoint=0")  # checkpoints: _checkpoint_due
+            self.wal = Checkpoints(self._conn, self.path)  # on worker threads only
             self._conn.execute("PRAGMA busy_timeout=30000")
             self._conn.executescript(SCHEMA)
             head = self._conn.execute("SELECT MAX(position) FROM events").fetchone()[0]
@@ -124,9 +122,6 @@ class SqliteEventStore:
         self._durability = Durability(int(head or 0))
         self._full = True  # the writer connection's synchronous mode is FULL
         self.full_commits = 0  # commits that fsynced the log (appends, barriers, secrets, meta)
-        self.checkpoint_commits = CHECKPOINT_COMMITS
-        self.checkpoints = 0  # WAL checkpoints this store ran
-        self._unchecked = 0  # commits since the last checkpoint
 
     def _rows(self, sql: str, args: tuple) -> list[tuple]:  # type: ignore[type-arg]
         """Return every row of a read (inline, on this thread's read connection)."""
@@ -159,7 +154,7 @@ class SqliteEventStore:
         """fsync every commit made so far: one small FULL commit (skipped when another
         commit's fsync already covered them)."""
         with self._lock:
-            self._checkpoint_due()
+            self.wal.run_if_due()
             if self._durability.synced >= self._durability.committed:
                 return
             self._set_full(True)
@@ -176,21 +171,7 @@ class SqliteEventStore:
                 raise
             self._durability.synced = self._durability.committed
             self.full_commits += 1
-            self._unchecked += 1
-
-    def _checkpoint_due(self) -> None:
-        """Checkpoint the WAL once checkpoint_commits commits have gone into it (call with
-        the lock held, on a worker thread: a checkpoint fsyncs the database file).
-
-        SQLite's automatic checkpoint is off on the writer: it runs inside whichever commit
-        crosses its threshold, and an append inside a group commit runs on the event loop.
-        A PASSIVE checkpoint waits for no reader; the WAL is reused from its start once
-        every reader has moved past it."""
-        if self._unchecked < self.checkpoint_commits or self.path == ":memory:":
-            return
-        self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
-        self._unchecked = 0
-        self.checkpoints += 1
+            self.wal.committed()
 
     def _set_full(self, full: bool) -> None:
         """Set the writer's synchronous mode (call under the lock, outside a transaction)."""
@@ -220,9 +201,10 @@ class SqliteEventStore:
         scope = open_scope(self) if self.path != ":memory:" else None
         if scope is not None and self._lock.acquire(blocking=False):
             # Inside a group commit the commit writes the WAL without waiting for the disk
-            # (no fsync; checkpoints run on worker threads only, _checkpoint_due), so it runs
+            # (no fsync), so it runs
             # here: a thread hop cost more than the commit. A busy writer (another
             # command's barrier fsyncing) is waited for on a worker thread, as before.
+            # (sqlite_wal.py: checkpoints run on worker threads only)
             try:
                 result, written = self._append_locked(
                     stream, expected_version, list(events), key, False
@@ -251,7 +233,7 @@ class SqliteEventStore:
         """Append on a worker thread (waits for the writer; may checkpoint the WAL)."""
         with self._lock:
             done = self._append_locked(stream, expected_version, events, key, fsync)
-            self._checkpoint_due()
+            self.wal.run_if_due()
             return done
 
     def _append_locked(
@@ -318,7 +300,7 @@ class SqliteEventStore:
                     (stream, key.sender, key.command_id, result_record(result, key.digest)),
                 )
             cur.execute("COMMIT")
-            self._unchecked += 1
+            self.wal.committed()
             self._durability.note_commit(result.last_position, fsynced=fsync)
             self.full_commits += fsync
             return result, written
@@ -404,9 +386,9 @@ class SqliteEventStore:
         with self._lock:
             self._set_full(True)
             self.full_commits += 1
-            self._unchecked += 1
+            self.wal.committed()
             changed = self._conn.execute(sql, args).rowcount
-            self._checkpoint_due()
+            self.wal.run_if_due()
             return changed
 
     async def close(self) -> None:
