@@ -150,6 +150,9 @@ class Ctx:
         self._kernel_fold = registry.evolve is evolve  # else the game's own evolve folds
         self.events: list[Event] = []
         self.tasks: list[tuple[str, Args]] = list(state.tasks)
+        # how many tasks at the end of the queue came from the state: their args are shared
+        # with its record, so run hands their handler a copy (pushed args are copied already)
+        self._inherited = len(state.tasks)
         self.pending: Args | None = None
         self._evolve = registry.evolve
         self._vars: Args = {}  # the vars a compact engine's decide changed, in order
@@ -256,8 +259,12 @@ class Ctx:
 
     # --- flow -----------------------------------------------------------
     def push(self, *tasks: tuple[str, Args]) -> None:
-        """Queue tasks to run next, in the given order."""
-        self.tasks[0:0] = [(n, dict(a)) for n, a in tasks]
+        """Queue tasks to run next, in the given order (each with a private copy of its args)."""
+        if len(tasks) == 1:
+            name, args = tasks[0]
+            self.tasks.insert(0, (name, dict(args)))
+        else:
+            self.tasks[0:0] = [(n, dict(a)) for n, a in tasks]
 
     def ask(
         self,
@@ -305,10 +312,14 @@ class Ctx:
         """Run queued tasks until a decision is pending or the game is over."""
         tasks = self.registry.tasks
         while self.pending is None and self._state.phase != "over":
-            if not self.tasks:
+            queue = self.tasks
+            if not queue:
                 raise RuntimeError(f"{self.registry.game}: no pending decision and no task queued")
-            name, args = self.tasks.pop(0)
-            tasks[name](self, dict(args))
+            name, args = queue.pop(0)
+            if len(queue) < self._inherited:  # it came from the state: copy the shared args
+                self._inherited = len(queue)
+                args = dict(args)
+            tasks[name](self, args)
 
     def finish(self) -> list[Event]:
         """Record the flow (task queue and pending decision) and return all events.

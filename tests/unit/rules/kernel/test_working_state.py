@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from services.rules.kernel.api import Event
-from services.rules.kernel.flow import Registry
-from services.rules.kernel.state import FrozenMap, State, evolve
+from services.rules.kernel.flow import Args, Ctx, Registry
+from services.rules.kernel.state import FrozenMap, State, evolve, with_
 from services.rules.kernel.zones import ZoneRules
 
 ZONES = ZoneRules(("a", "b"), lambda z: ("a", "b"))
@@ -50,3 +50,28 @@ def test_given_unread_changes_when_folded_in_place_then_the_state_equals_evolve(
     folded = _fold(START, events)
     assert ctx.state == folded and ctx.state.pending == folded.pending
     assert ctx.state.zones is not START.zones and ctx.state.vars is not START.vars
+
+
+def test_given_a_queued_task_when_its_handler_edits_its_args_then_the_state_keeps_them() -> None:
+    # given a state whose queue holds a task (its args shared with the record) and a handler
+    # that edits the args it receives, then queues a task of its own and runs it too
+    registry = Registry("g", ZONES)
+    seen: list[dict[str, object]] = []
+
+    @registry.task("edit")
+    def _edit(ctx: Ctx, a: Args) -> None:
+        a["n"] = int(a["n"]) + 1
+        seen.append(a)
+        if a["n"] < 3:
+            ctx.push(("edit", a))
+        else:
+            ctx.pending = {"seat": "a", "kind": "k", "prompt": "p", "data": {"resume": "r"}}
+
+    queued = {"n": 0}
+    state = with_(START, tasks=(("edit", queued),))
+    # when a decide runs the queue
+    ctx = registry.ctx(state)
+    ctx.run()
+    # then each handler got its own args, and the state's queued args are unchanged
+    assert [a["n"] for a in seen] == [1, 2, 3] and queued == {"n": 0}
+    assert state.tasks == (("edit", {"n": 0}),)
