@@ -25,11 +25,25 @@ def byte_stream(server_seed: bytes, game_id: str, client_seed: str, nonce: int) 
         r += 1
 
 
+def keyed(server_seed: bytes) -> hmac.HMAC:
+    """Return HMAC-SHA256 keyed with a server seed and fed nothing yet: a copy of it digests
+    a block without setting the key up again (the same bytes as hmac.digest)."""
+    return hmac.new(server_seed, digestmod=hashlib.sha256)
+
+
 class Draws:
     """Unbiased integers drawn from one nonce's byte stream by rejection sampling."""
 
-    def __init__(self, server_seed: bytes, game_id: str, client_seed: str, nonce: int) -> None:
+    def __init__(
+        self,
+        server_seed: bytes,
+        game_id: str,
+        client_seed: str,
+        nonce: int,
+        keyed_seed: hmac.HMAC | None = None,
+    ) -> None:
         self._key = server_seed
+        self._keyed = keyed_seed  # keyed(server_seed), shared by the draws of many nonces
         self._prefix = f"{game_id}:{client_seed}:{nonce}:"
         self._block = 0  # the r of the next HMAC block
         self._buf = b""  # bytes of the stream from the last block on
@@ -40,10 +54,17 @@ class Draws:
         buf, pos = self._buf, self._pos
         while len(buf) - pos < n:
             msg = f"{self._prefix}{self._block}".encode()
-            buf, pos = buf[pos:] + hmac.digest(self._key, msg, "sha256"), 0
+            buf, pos = buf[pos:] + self._digest(msg), 0
             self._block += 1
         self._buf, self._pos = buf, pos + n
         return buf[pos : pos + n]
+
+    def _digest(self, msg: bytes) -> bytes:
+        if self._keyed is None:
+            return hmac.digest(self._key, msg, "sha256")
+        block = self._keyed.copy()
+        block.update(msg)
+        return block.digest()
 
     def uniform(self, k: int) -> int:
         """Return an integer in [0, k) without modulo bias."""

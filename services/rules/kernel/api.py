@@ -43,6 +43,14 @@ class Command:
     args: Mapping[str, Any] = field(default_factory=dict)
 
 
+def command(seat: str, kind: str, args: Mapping[str, Any]) -> Command:
+    """Return Command(seat, kind, args), built without the frozen dataclass's slow __init__
+    (the same value: equal, hashed and printed alike)."""
+    cmd = object.__new__(Command)
+    cmd.__dict__.update(seat=seat, kind=kind, args=args)
+    return cmd
+
+
 # Deck request kinds and the kind of chance's answer to each (docs/deck.md).
 DECK_ANSWERS: Mapping[str, str] = {
     "deck_form": "deck_formed",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import MISSING, fields
 from functools import cache
 from itertools import product
 from typing import Any
@@ -39,12 +40,22 @@ def faces_of(kind: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(readings))
 
 
+_REQUEST_DEFAULTS = {f.name: f.default for f in fields(ChanceRequest) if f.default is not MISSING}
+
+
+def _request(**given: Any) -> ChanceRequest:
+    """Return ChanceRequest(**given), built without the frozen dataclass's slow __init__."""
+    req = object.__new__(ChanceRequest)
+    req.__dict__.update(_REQUEST_DEFAULTS, **given)
+    return req
+
+
 def request_of(pending: Mapping[str, Any], seats: tuple[str, ...]) -> ChanceRequest:
     """Return the ChanceRequest of a pending chance decision."""
     data = pending["data"]
     kind = pending["kind"]
     if kind in DECK_KINDS:
-        return ChanceRequest(
+        return _request(
             kind=kind,
             purpose=data["purpose"],
             count=int(data.get("count", 0)),
@@ -57,7 +68,7 @@ def request_of(pending: Mapping[str, Any], seats: tuple[str, ...]) -> ChanceRequ
             to=str(data.get("to", "")),
         )
     hidden = str(data["purpose"]).startswith("shuffle ")
-    return ChanceRequest(
+    return _request(
         kind=kind,
         purpose=data["purpose"],
         dice=tuple(data.get("dice", ())),

@@ -11,7 +11,7 @@ from __future__ import annotations
 from services.dice import fair
 from services.dice.engine import MAX_DICE  # the dice service's bound on one roll
 from services.dice.kinds import catalog, read_composite
-from services.rules.kernel.api import CHANCE, DECK_ANSWERS, ChanceRequest, Command
+from services.rules.kernel.api import CHANCE, DECK_ANSWERS, ChanceRequest, Command, command
 
 
 def roll_faces(draws: fair.Draws, dice: tuple[str, ...]) -> list[str]:
@@ -34,6 +34,7 @@ class Dealer:
         self.client_seed = client_seed
         self.nonce = 0
         self.decks: dict[str, list[str]] = {}
+        self._keyed = fair.keyed(seed)  # the seed's HMAC key set up once for every nonce
 
     def place(self, decks: dict[str, tuple[str, ...]]) -> None:
         """Place face-down decks before the game starts (as the deck service's seal)."""
@@ -43,7 +44,7 @@ class Dealer:
     def _draws(self) -> tuple[fair.Draws, int]:
         nonce = self.nonce
         self.nonce += 1
-        return fair.Draws(self.seed, self.game_id, self.client_seed, nonce), nonce
+        return fair.Draws(self.seed, self.game_id, self.client_seed, nonce, self._keyed), nonce
 
     def shuffle_deck(self, deck: str) -> int:
         """Shuffle a deck with the next nonce (a deck of 0 or 1 card uses none); return its size."""
@@ -59,15 +60,15 @@ class Dealer:
             if not 1 <= len(req.dice) <= MAX_DICE:  # as the dice service refuses it
                 raise ValueError(f"{req.purpose}: roll 1 to {MAX_DICE} dice, not {len(req.dice)}")
             draws, nonce = self._draws()
-            return Command(CHANCE, "roll", {"faces": roll_faces(draws, req.dice), "nonce": nonce})
+            return command(CHANCE, "roll", {"faces": roll_faces(draws, req.dice), "nonce": nonce})
         if req.kind == "shuffle":
             draws, nonce = self._draws()
             order = fair.shuffle(draws, list(range(req.count)))
-            return Command(CHANCE, "shuffle", {"order": order, "nonce": nonce})
+            return command(CHANCE, "shuffle", {"order": order, "nonce": nonce})
         kind = DECK_ANSWERS.get(req.kind)
         if kind is None:
             raise ValueError(f"the dealer cannot answer a {req.kind!r} request")
-        return Command(CHANCE, kind, self._deck(req))
+        return command(CHANCE, kind, self._deck(req))
 
     def _deck(self, req: ChanceRequest) -> dict[str, object]:
         deck = self.decks.setdefault(req.deck, [])

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from services.kernel.errors import InvalidArgument, RuleViolation
-from services.rules.kernel.api import CHANCE, ChanceRequest, Command, Event, Pending
+from services.rules.kernel.api import CHANCE, ChanceRequest, Command, Event, Pending, command
 from services.rules.kernel.chance import CHANCE_SCHEMAS, check_chance, example_answer, request_of
 from services.rules.kernel.flow import Args, Registry, answer_key, legal_keys
 from services.rules.kernel.state import State, dumps, to_json
@@ -29,8 +29,8 @@ def _shape(cmd: Command, schemas: Mapping[str, Schema]) -> tuple[Any, ...] | Non
     if not isinstance(cmd.args, dict) or not isinstance(cmd.seat, str):
         return None
     try:
-        fields = tuple((k, type(v)) for k, v in cmd.args.items())
-        return (id(schemas), cmd.seat, cmd.kind, fields)
+        args = cmd.args
+        return (id(schemas), cmd.seat, cmd.kind, tuple(args), tuple(map(type, args.values())))
     except TypeError:
         return None
 
@@ -70,13 +70,6 @@ def _check_shape(cmd: Command, seats: tuple[str, ...], schemas: Mapping[str, Sch
         value = cmd.args[name]
         if not isinstance(value, typ) or (typ is int and isinstance(value, bool)):
             raise InvalidArgument(f"args.{name}", f"must be {typ.__name__}")
-
-
-def _command(seat: str, kind: str, args: Args) -> Command:
-    """Return Command(seat, kind, args), built without the frozen dataclass's slow __init__."""
-    cmd = object.__new__(Command)
-    cmd.__dict__.update(seat=seat, kind=kind, args=args)
-    return cmd
 
 
 class KernelRules:
@@ -197,7 +190,7 @@ class KernelRules:
         if memo[0] is state:
             return list(memo[1])
         answers, _ = self.answers(state)
-        legal = [_command(seat, k, a) for k, a in answers]
+        legal = [command(seat, k, a) for k, a in answers]
         self._legal_memo = (state, legal)
         return list(legal)
 

@@ -19,10 +19,11 @@ from services.rules.kernel.state import (
     Args,
     State,
     add_counter,
+    changes_of,
+    copy_with,
     evolve,
     put,
     same,
-    with_,
 )
 from services.rules.kernel.zones import ZoneRules
 
@@ -142,9 +143,16 @@ class Ctx:
 
     def __init__(self, registry: Registry, state: State) -> None:
         self.registry = registry
-        self.state = state
+        self._state = state
+        # True while no one but this Ctx holds self._state (a copy it made): changes then go
+        # into it in place instead of into one more copy; reading `state` hands it out
+        self._private = False
+        self._kernel_fold = registry.evolve is evolve  # else the game's own evolve folds
         self.events: list[Event] = []
         self.tasks: list[tuple[str, Args]] = list(state.tasks)
+        # how many tasks at the end of the queue came from the state: their args are shared
+        # with its record, so run hands their handler a copy (pushed args are copied already)
+        self._inherited = len(state.tasks)
         self.pending: Args | None = None
         self._evolve = registry.evolve
         self._vars: Args = {}  # the vars a compact engine's decide changed, in order
@@ -152,6 +160,26 @@ class Ctx:
         self.facts = self.compact and registry.facts is not None and registry.facts(state)
         self.answered: Args | None = None  # the seat's answer this decide handles (facts)
         self._held: list[list[Any]] = []  # counter changes (folded) awaiting a public fact
+
+    @property
+    def state(self) -> State:
+        """Return the working state: every event of this decide so far folded in. A state
+        handed out is never changed afterwards (the next change works on a copy)."""
+        self._private = False
+        return self._state
+
+    @state.setter
+    def state(self, state: State) -> None:
+        self._state = state
+        self._private = False
+
+    def _change(self, changes: Args) -> None:
+        """Set fields of the working state: in place while it is private, else on a copy."""
+        if self._private:
+            self._state.__dict__.update(changes)
+        else:
+            self._state = copy_with(self._state, changes)
+            self._private = True
 
     # --- events ---------------------------------------------------------
     def emit(
@@ -163,7 +191,15 @@ class Ctx:
             return
         event = object.__new__(Event)  # a frozen dataclass built without its slow __init__
         event.__dict__.update(type=type_, data=dict(data), visibility=vis, schema_version=1)
-        self.state = self._evolve(self.state, event)
+        data = event.data
+        if self._kernel_fold and COUNTERS not in data and FLOW not in data:
+            state = self._state  # the kernel's evolve without its copy of the state
+            changes = changes_of(state, type_, data)
+            changes["events"] = state.events + 1
+            self._change(changes)
+        else:
+            self._state = self._evolve(self._state, event)
+            self._private = False  # a game's own evolve: its result is not known to be fresh
         self.events.append(event)
         if self._held and vis == PUBLIC:  # counter changes waiting for a fact (already folded)
             _own(event)[COUNTERS] = [*self._held, *event.data.get(COUNTERS, ())]
@@ -184,7 +220,7 @@ class Ctx:
         if not self.facts or key.startswith("deck."):  # deck counts are set by deck facts
             self.emit("counter_changed", {"key": key, "delta": delta, "reason": reason})
             return
-        self.state = with_(self.state, counters=add_counter(self.state.counters, key, delta))
+        self._change({"counters": add_counter(self._state.counters, key, delta)})
         change = [key, delta, reason]
         last = self.events[-1] if self.events else None
         if last is not None and last.visibility == PUBLIC and not self._held:
@@ -194,27 +230,27 @@ class Ctx:
 
     def set_to(self, key: str, value: int, reason: str = "") -> None:
         """Set a counter to a value."""
-        self.add(key, value - self.state.count(key), reason)
+        self.add(key, value - self._state.count(key), reason)
 
     def setv(self, key: str, value: Any) -> None:
         """Set a public var (None removes it); a compact engine records the vars a decide
         changed once, in its last public fact (`_flow`), instead of a `var_set` each."""
-        if same(self.state.vars.get(key), value):
+        if same(self._state.vars.get(key), value):
             return
         if not self.compact:
             self.emit("var_set", {"key": key, "value": value})
             return
         self._vars.pop(key, None)
         self._vars[key] = value
-        self.state = with_(self.state, vars=put(self.state.vars, key, value))
+        self._change({"vars": put(self._state.vars, key, value)})
 
     def _clear_vars(self, prefix: str) -> None:
-        for key in [k for k in self.state.vars if k.startswith(prefix)]:
+        for key in [k for k in self._state.vars if k.startswith(prefix)]:
             self.setv(key, None)
 
     def exhaust(self, card: str, exhausted: bool = True) -> None:
         """Exhaust (or refresh) a card."""
-        if (card in self.state.exhausted) != exhausted:
+        if (card in self._state.exhausted) != exhausted:
             self.emit("card_exhausted", {"card": card, "exhausted": exhausted})
 
     def note(self, type_: str, **data: Any) -> None:
@@ -223,8 +259,12 @@ class Ctx:
 
     # --- flow -----------------------------------------------------------
     def push(self, *tasks: tuple[str, Args]) -> None:
-        """Queue tasks to run next, in the given order."""
-        self.tasks[0:0] = [(n, dict(a)) for n, a in tasks]
+        """Queue tasks to run next, in the given order (each with a private copy of its args)."""
+        if len(tasks) == 1:
+            name, args = tasks[0]
+            self.tasks.insert(0, (name, dict(args)))
+        else:
+            self.tasks[0:0] = [(n, dict(a)) for n, a in tasks]
 
     def ask(
         self,
@@ -271,11 +311,15 @@ class Ctx:
     def run(self) -> None:
         """Run queued tasks until a decision is pending or the game is over."""
         tasks = self.registry.tasks
-        while self.pending is None and self.state.phase != "over":
-            if not self.tasks:
+        while self.pending is None and self._state.phase != "over":
+            queue = self.tasks
+            if not queue:
                 raise RuntimeError(f"{self.registry.game}: no pending decision and no task queued")
-            name, args = self.tasks.pop(0)
-            tasks[name](self, dict(args))
+            name, args = queue.pop(0)
+            if len(queue) < self._inherited:  # it came from the state: copy the shared args
+                self._inherited = len(queue)
+                args = dict(args)
+            tasks[name](self, args)
 
     def finish(self) -> list[Event]:
         """Record the flow (task queue and pending decision) and return all events.
@@ -284,7 +328,7 @@ class Ctx:
         public fact (`_flow`: tasks, pending, vars); no fold reads vars, so applying them
         there gives the same state. Only a decide without a public fact emits `flow`."""
         self._place_held()
-        over = self.state.phase == "over"
+        over = self._state.phase == "over"
         flow: Args = {} if over else {"tasks": list(self.tasks), "pending": self.pending}
         if not self.compact:
             if not over:
@@ -298,7 +342,7 @@ class Ctx:
             if event.visibility == PUBLIC and FLOW not in event.data:
                 event.__dict__["data"] = {**event.data, FLOW: flow}
                 if not over:
-                    self.state = with_(self.state, tasks=tuple(flow["tasks"]), pending=self.pending)
+                    self._change({"tasks": tuple(flow["tasks"]), "pending": self.pending})
                 return self.events
         vars_ = flow.pop("vars", None)
         if self.facts and self.answered is not None:  # the answer is the fact: "hero passed"
@@ -327,7 +371,7 @@ class Ctx:
             event.__dict__.update(type="counter_changed", data=data, visibility=PUBLIC)
             event.__dict__["schema_version"] = 1
             self.events.append(event)
-            self.state = with_(self.state, events=self.state.events + 1)
+            self._change({"events": self._state.events + 1})
 
 
 def _own(event: Event) -> Args:

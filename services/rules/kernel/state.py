@@ -9,7 +9,7 @@ The evolve here knows only game-agnostic events; a game may add its own.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -111,23 +111,36 @@ class State:
 
 def with_(state: State, **changes: Any) -> State:
     """Return a copy of the state with some fields changed (a fast dataclasses.replace)."""
+    return copy_with(state, changes)
+
+
+def copy_with(state: State, changes: Mapping[str, Any]) -> State:
+    """Return a copy of the state with the fields of a changes dict set (with_'s core)."""
     new = object.__new__(type(state))
-    new.__dict__.update(state.__dict__)
-    new.__dict__.update(changes)
+    fields = new.__dict__
+    fields.update(state.__dict__)
+    fields.update(changes)
     return new
+
+
+_set_item = dict.__setitem__  # FrozenMap refuses it: only put builds a changed copy
+_pop_item = dict.pop
 
 
 def put(mapping: Mapping[str, Any], key: str, value: Any) -> Mapping[str, Any]:
     """Return a mapping with key set to value (None removes it)."""
-    new = dict(mapping)
+    new = FrozenMap(mapping)
     if value is None:
-        new.pop(key, None)
+        _pop_item(new, key, None)
     else:
-        new[key] = value
-    return FrozenMap(new)
+        _set_item(new, key, value)
+    return new
 
 
-def _move(state: State, card: str, src: str, dst: str, bottom: bool) -> State:
+Changes = dict[str, Any]  # the State fields an event sets: {field: new value}
+
+
+def _move(state: State, card: str, src: str, dst: str, bottom: bool) -> Changes:
     cards = state.zone(src)
     if card not in cards:
         raise ValueError(f"card {card} is not in {src}")
@@ -139,17 +152,21 @@ def _move(state: State, card: str, src: str, dst: str, bottom: bool) -> State:
         zones.pop(src, None)
     target = tuple(c for c in zones.get(dst, ()) if c != card)
     zones[dst] = (*target, card) if bottom else (card, *target)
-    return with_(state, zones=FrozenMap(zones))
+    return {"zones": FrozenMap(zones)}
 
 
-def _zone_set(state: State, d: Mapping[str, Any]) -> State:
-    return with_(state, zones=put(state.zones, d["zone"], tuple(d["cards"]) or None))
+def _card_moved(state: State, d: Mapping[str, Any]) -> Changes:
+    return _move(state, d["card"], d["from"], d["to"], bool(d.get("bottom")))
 
 
-def _shuffled(state: State, d: Mapping[str, Any]) -> State:
+def _zone_set(state: State, d: Mapping[str, Any]) -> Changes:
+    return {"zones": put(state.zones, d["zone"], tuple(d["cards"]) or None)}
+
+
+def _shuffled(state: State, d: Mapping[str, Any]) -> Changes:
     cards = state.zone(d["zone"])
     order = d["order"]
-    return with_(state, zones=put(state.zones, d["zone"], tuple(cards[i] for i in order) or None))
+    return {"zones": put(state.zones, d["zone"], tuple(cards[i] for i in order) or None)}
 
 
 def deck_key(deck: str) -> str:
@@ -157,21 +174,20 @@ def deck_key(deck: str) -> str:
     return f"deck.{deck}"
 
 
-def _dealt(state: State, d: Mapping[str, Any]) -> State:
+def _dealt(state: State, d: Mapping[str, Any]) -> Changes:
     """Cards the deck service dealt from a deck into a zone (top, or bottom if asked)."""
     cards, zone = tuple(d["cards"]), d["to"]
     old = state.zone(zone)
     new = (*old, *cards) if d.get("bottom") else (*cards, *old)
     key = deck_key(d["deck"])
     left = state.count(key) - len(cards)
-    return with_(
-        state,
-        zones=put(state.zones, zone, new or None),
-        counters=put(state.counters, key, left or None),
-    )
+    return {
+        "zones": put(state.zones, zone, new or None),
+        "counters": put(state.counters, key, left or None),
+    }
 
 
-def _deck_changed(state: State, d: Mapping[str, Any]) -> State:
+def _deck_changed(state: State, d: Mapping[str, Any]) -> Changes:
     """A deck's count after the deck service formed, filled or reshuffled it; the cards it
     took face down leave their engine zone (`from`)."""
     zones = state.zones
@@ -181,9 +197,7 @@ def _deck_changed(state: State, d: Mapping[str, Any]) -> State:
         rest = tuple(c for c in state.zone(src) if c not in gone)
         zones = put(zones, src, rest or None)
     count = int(d["count"])
-    return with_(
-        state, zones=zones, counters=put(state.counters, deck_key(d["deck"]), count or None)
-    )
+    return {"zones": zones, "counters": put(state.counters, deck_key(d["deck"]), count or None)}
 
 
 def add_counter(counters: Mapping[str, int], key: str, delta: int) -> Mapping[str, int]:
@@ -191,11 +205,11 @@ def add_counter(counters: Mapping[str, int], key: str, delta: int) -> Mapping[st
     return put(counters, key, (counters.get(key, 0) + int(delta)) or None)
 
 
-def _counter(state: State, d: Mapping[str, Any]) -> State:
-    return with_(state, counters=add_counter(state.counters, d["key"], d["delta"]))
+def _counter(state: State, d: Mapping[str, Any]) -> Changes:
+    return {"counters": add_counter(state.counters, d["key"], d["delta"])}
 
 
-def _zones_set(state: State, d: Mapping[str, Any]) -> State:
+def _zones_set(state: State, d: Mapping[str, Any]) -> Changes:
     """Several zones set out at once (a game's components at setup)."""
     zones = dict(state.zones)
     for zone, cards in d["zones"].items():
@@ -203,35 +217,40 @@ def _zones_set(state: State, d: Mapping[str, Any]) -> State:
             zones[zone] = tuple(cards)
         else:
             zones.pop(zone, None)
-    return with_(state, zones=FrozenMap(zones))
+    return {"zones": FrozenMap(zones)}
 
 
-def _var(state: State, d: Mapping[str, Any]) -> State:
+def _var(state: State, d: Mapping[str, Any]) -> Changes:
     # shared with the event: var() hands out copies, and a value is never edited after setv
-    return with_(state, vars=put(state.vars, d["key"], d.get("value")))
+    return {"vars": put(state.vars, d["key"], d.get("value"))}
 
 
-def _vars(state: State, d: Mapping[str, Any]) -> State:
-    """Several vars set at once (a compact engine's batch of setv), in order."""
-    new = dict(state.vars)
-    for key, value in d["values"].items():
+def set_vars(vars_: Mapping[str, Any], values: Mapping[str, Any]) -> Mapping[str, Any]:
+    """Return vars with several set at once, in order (None removes one)."""
+    new = dict(vars_)
+    for key, value in values.items():
         if value is None:
             new.pop(key, None)
         else:
             new[key] = value
-    return with_(state, vars=FrozenMap(new))
+    return FrozenMap(new)
 
 
-def _vars_cleared(state: State, d: Mapping[str, Any]) -> State:
+def _vars(state: State, d: Mapping[str, Any]) -> Changes:
+    """Several vars set at once (a compact engine's batch of setv), in order."""
+    return {"vars": set_vars(state.vars, d["values"])}
+
+
+def _vars_cleared(state: State, d: Mapping[str, Any]) -> Changes:
     prefix = d["prefix"]
     kept = {k: v for k, v in state.vars.items() if not k.startswith(prefix)}
-    return with_(state, vars=FrozenMap(kept))
+    return {"vars": FrozenMap(kept)}
 
 
-def _exhaust(state: State, d: Mapping[str, Any]) -> State:
+def _exhaust(state: State, d: Mapping[str, Any]) -> Changes:
     card = d["card"]
     ex = state.exhausted | {card} if d["exhausted"] else state.exhausted - {card}
-    return with_(state, exhausted=ex)
+    return {"exhausted": ex}
 
 
 def parse_tasks(raw: Any) -> tuple[Task, ...]:
@@ -257,27 +276,30 @@ def same(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
-def _flow(state: State, d: Mapping[str, Any]) -> State:
-    new = with_(state, tasks=parse_tasks(d["tasks"]), pending=d.get("pending") or None)
+def _flow(state: State, d: Mapping[str, Any]) -> Changes:
+    changes: Changes = {"tasks": parse_tasks(d["tasks"]), "pending": d.get("pending") or None}
     if d.get("vars"):
-        new = _vars(new, {"values": d["vars"]})
-    return new
+        changes["vars"] = set_vars(state.vars, d["vars"])
+    return changes
 
 
-def _game_over(state: State, d: Mapping[str, Any]) -> State:
-    return with_(state, phase="over", winner=d["winner"], tasks=(), pending=None)
+def _game_over(state: State, d: Mapping[str, Any]) -> Changes:
+    return {"phase": "over", "winner": d["winner"], "tasks": (), "pending": None}
 
 
-def _game_created(state: State, d: Mapping[str, Any]) -> State:
-    return with_(state, game_id=d["game_id"], phase="setup")
+def _game_created(state: State, d: Mapping[str, Any]) -> Changes:
+    return {"game_id": d["game_id"], "phase": "setup"}
 
 
-def _phase(state: State, d: Mapping[str, Any]) -> State:
-    return with_(state, phase=d["phase"])
+def _phase(state: State, d: Mapping[str, Any]) -> Changes:
+    return {"phase": d["phase"]}
 
 
-APPLY = {
-    "card_moved": lambda s, d: _move(s, d["card"], d["from"], d["to"], bool(d.get("bottom"))),
+Fold = Callable[[State, Mapping[str, Any]], Changes]
+
+# event type -> the fields its fold changes (read from the state before the event)
+FOLDS: dict[str, Fold] = {
+    "card_moved": _card_moved,
     "zone_set": _zone_set,
     "zones_set": _zones_set,
     "zone_shuffled": _shuffled,
@@ -299,13 +321,20 @@ FLOW = "_flow"  # the continuation a compact engine carries in a batch's last pu
 COUNTERS = "_counters"  # [[key, delta, reason], ...] a facts engine's fact carries
 
 
+def changes_of(state: State, type_: str, data: Mapping[str, Any]) -> Changes:
+    """Return the fields a kernel event sets, its riders aside (a fresh dict; none for an
+    informational event)."""
+    fn = FOLDS.get(type_)
+    return fn(state, data) if fn is not None else {}
+
+
 def evolve(state: State, event: Event) -> State:
     """Return the state after one event (unknown informational events change nothing)."""
     data = event.data
-    fn = APPLY.get(event.type)
-    new = fn(state, data) if fn is not None else with_(state)
+    changes = changes_of(state, event.type, data)
+    changes["events"] = state.events + 1
+    new = copy_with(state, changes)
     apply_riders(new, data)
-    new.__dict__["events"] = state.events + 1
     return new
 
 
@@ -323,7 +352,7 @@ def apply_riders(new: State, data: Mapping[str, Any]) -> None:
         if "tasks" in flow:
             new.__dict__.update(tasks=parse_tasks(flow["tasks"]), pending=flow.get("pending"))
         if flow.get("vars"):
-            new.__dict__["vars"] = _vars(new, {"values": flow["vars"]}).vars
+            new.__dict__["vars"] = set_vars(new.vars, flow["vars"])
 
 
 def to_json(state: State) -> dict[str, Any]:
