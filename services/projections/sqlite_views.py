@@ -11,6 +11,7 @@ from typing import Any
 
 from services.kernel.canonical import canonical_json
 from services.kernel.store.sqlite_readers import Readers
+from services.kernel.store.sqlite_wal import Checkpoints
 from services.projections.viewstore import Batch, ChangeHub, ViewRecord, record_not_older
 
 SCHEMA = """
@@ -53,6 +54,7 @@ class SqliteViewStore:
             self._conn.execute("PRAGMA synchronous=NORMAL")  # WAL: a process crash loses nothing
             self._conn.execute("PRAGMA busy_timeout=30000")
             self._conn.executescript(SCHEMA)
+            self.wal = Checkpoints(self._conn, self.path)  # on worker threads only
         # reads run inline on this thread's own connection (WAL: never behind a commit)
         self._readers = Readers(self.path, self._conn, self._lock)
 
@@ -69,44 +71,51 @@ class SqliteViewStore:
         return None if row is None else dict(json.loads(row[0]))
 
     def _commit_sync(self, batch: Batch) -> None:
+        """Commit on a worker thread (waits for the writer; checkpoints the WAL when due)."""
         with self._lock:
-            cur = self._conn.cursor()
-            cur.execute("BEGIN IMMEDIATE")
-            try:
-                for game_id, seats in batch.views.items():
-                    rec = batch.games[game_id]
-                    version = int(rec["heads"].get(f"game-{game_id}", [0])[0])
-                    ended = 1 if rec.get("ended") else 0
-                    cur.executemany(
-                        "INSERT INTO proj_views (game_id, seat, version, ended, view) "
-                        "VALUES (?,?,?,?,?) ON CONFLICT(game_id, seat) DO UPDATE SET "
-                        "version=excluded.version, ended=excluded.ended, view=excluded.view "
-                        "WHERE excluded.version >= proj_views.version",
-                        [(game_id, s, version, ended, v) for s, v in seats.items()],
-                    )
+            self._commit_locked(batch)
+            self.wal.run_if_due()
+
+    def _commit_locked(self, batch: Batch) -> None:
+        """Write a batch in one transaction (call with the writer's lock held)."""
+        cur = self._conn.cursor()
+        cur.execute("BEGIN IMMEDIATE")
+        try:
+            for game_id, seats in batch.views.items():
+                rec = batch.games[game_id]
+                version = int(rec["heads"].get(f"game-{game_id}", [0])[0])
+                ended = 1 if rec.get("ended") else 0
                 cur.executemany(
-                    "INSERT OR IGNORE INTO proj_audit (game_id, stream, version, position, record) "
-                    "VALUES (?,?,?,?,?)",
-                    [
-                        (g, r["stream"], r["version"], r["position"], canonical_json(r))
-                        for g, r in batch.audit
-                    ],
+                    "INSERT INTO proj_views (game_id, seat, version, ended, view) "
+                    "VALUES (?,?,?,?,?) ON CONFLICT(game_id, seat) DO UPDATE SET "
+                    "version=excluded.version, ended=excluded.ended, view=excluded.view "
+                    "WHERE excluded.version >= proj_views.version",
+                    [(game_id, s, version, ended, v) for s, v in seats.items()],
                 )
-                cur.executemany(
-                    "INSERT INTO proj_games (game_id, record) VALUES (?,?) "
-                    "ON CONFLICT(game_id) DO UPDATE SET record=excluded.record",
-                    [(g, canonical_json(r)) for g, r in self._newer(cur, batch.games)],
+            cur.executemany(
+                "INSERT OR IGNORE INTO proj_audit (game_id, stream, version, position, record) "
+                "VALUES (?,?,?,?,?)",
+                [
+                    (g, r["stream"], r["version"], r["position"], canonical_json(r))
+                    for g, r in batch.audit
+                ],
+            )
+            cur.executemany(
+                "INSERT INTO proj_games (game_id, record) VALUES (?,?) "
+                "ON CONFLICT(game_id) DO UPDATE SET record=excluded.record",
+                [(g, canonical_json(r)) for g, r in self._newer(cur, batch.games)],
+            )
+            if batch.checkpoint is not None:
+                cur.execute(
+                    "INSERT INTO proj_meta (key, value) VALUES (?,?) "
+                    "ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+                    batch.checkpoint,
                 )
-                if batch.checkpoint is not None:
-                    cur.execute(
-                        "INSERT INTO proj_meta (key, value) VALUES (?,?) "
-                        "ON CONFLICT(key) DO UPDATE SET value=excluded.value",
-                        batch.checkpoint,
-                    )
-                cur.execute("COMMIT")
-            except BaseException:
-                cur.execute("ROLLBACK")
-                raise
+            cur.execute("COMMIT")
+            self.wal.committed()
+        except BaseException:
+            cur.execute("ROLLBACK")
+            raise
 
     @staticmethod
     def _newer(
@@ -126,7 +135,16 @@ class SqliteViewStore:
         """Write a batch in one transaction and wake local watchers."""
         if batch.empty():
             return
-        await asyncio.to_thread(self._commit_sync, batch)
+        if not self.wal.due and self._lock.acquire(blocking=False):
+            # a commit here writes the WAL only (synchronous=NORMAL, no checkpoint: those
+            # run on worker threads, sqlite_wal.py), so it runs inline: a thread hop costs
+            # more than the write
+            try:
+                self._commit_locked(batch)
+            finally:
+                self._lock.release()
+        else:
+            await asyncio.to_thread(self._commit_sync, batch)
         self.hub.notify(set(batch.games))
 
     async def get_view(self, game_id: str, seat: str) -> ViewRecord | None:
