@@ -15,6 +15,7 @@ from services.kernel.envelope import Envelope, NewEvent
 from services.kernel.store.sqlite import SqliteEventStore
 from services.rules.common.api import Command
 from services.rules.runner import GameRunner
+from tests.support.thread_hops import count_thread_hops
 from tests.support.toy_game import RULES as TOY
 
 
@@ -180,14 +181,7 @@ async def test_given_a_free_writer_when_appending_in_one_fsync_then_no_worker_th
 ):
     # given a store whose worker-thread hops are counted
     store = SqliteEventStore(tmp_path / "i.db")
-    hops: list[str] = []
-    real = asyncio.to_thread
-
-    async def counted(fn: Callable[..., Any], *args: Any) -> Any:
-        hops.append(fn.__name__)
-        return await real(fn, *args)
-
-    monkeypatch.setattr("services.kernel.store.sqlite.asyncio.to_thread", counted)
+    hops = count_thread_hops(monkeypatch)
     # when a command's appends are made in one block
     async with store.one_fsync():
         for n in range(3):

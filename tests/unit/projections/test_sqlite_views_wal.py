@@ -4,14 +4,13 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from services.projections.sqlite_views import SqliteViewStore
 from services.projections.viewstore import Batch
+from tests.support.thread_hops import count_thread_hops
 
 
 def checkpoint(n: int) -> Batch:
@@ -24,14 +23,7 @@ async def test_given_commits_then_they_run_inline_and_checkpoints_go_to_a_worker
     # given a view store that checkpoints every 5 commits, its thread hops counted
     views = SqliteViewStore(tmp_path / "v.db")
     views.wal.every = 5
-    hops: list[str] = []
-    real = asyncio.to_thread
-
-    async def counted(fn: Callable[..., Any], *args: Any) -> Any:
-        hops.append(fn.__name__)
-        return await real(fn, *args)
-
-    monkeypatch.setattr("services.projections.sqlite_views.asyncio.to_thread", counted)
+    hops = count_thread_hops(monkeypatch)
     # when 20 batches are committed
     for n in range(1, 21):
         await views.commit(checkpoint(n))
