@@ -138,6 +138,20 @@ def legal_keys(answers: Iterable[tuple[str, Args]]) -> set[tuple[str, Any]]:
     return {answer_key(k, a) for k, a in answers}
 
 
+def is_answer(answers: list[tuple[str, Args]], kind: str, args: Mapping[str, Any]) -> bool:
+    """Return True when (kind, args) has the legality key of one of the answers.
+
+    Flat scalar args in a plain dict (nearly every answer) are compared as dicts, which is
+    the same equality as their keys (sorted items) without building a key per answer."""
+    if type(args) is dict:
+        for value in args.values():
+            if type(value) not in _SCALARS:
+                break
+        else:
+            return any(k == kind and a == args for k, a in answers)
+    return answer_key(kind, args) in legal_keys(answers)
+
+
 class Ctx:
     """A builder for one decide(): the working state, the events, tasks and pending."""
 
