@@ -183,8 +183,8 @@ def _use(ctx: Ctx, seat: str, cid: str, i: int) -> None:
 def _window_answer(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
     seat, name = data["who"], data["name"]
     if kind == "pass":
-        if data["passes"] < 1:
-            ctx.push(("window_open", {"name": name, "who": other(seat), "passes": 1}))
+        if data["passes"] < 1:  # the task window_open, run now: it would be the next to run
+            open_window(ctx, {"name": name, "who": other(seat), "passes": 1})
         return
     if name == "when_wounded":
         ctx.push(("react", {"seat": seat, "wound": data["wound"]}))
