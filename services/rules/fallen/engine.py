@@ -133,7 +133,7 @@ class FallenRules(KernelRules):
 
     def step(self, state: State, command: Command) -> tuple[list[Event], State]:
         """Decide with the game's own card-data version."""
-        version = version_of(state)
+        version = int(state.vars.get(CARD_DATA, FIRST))  # version_of(state), on every step
         if data_version() == version:  # already active (most games use the newest data)
             return super().step(state, command)
         with using(version):
