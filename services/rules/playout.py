@@ -69,6 +69,8 @@ def play(
     dealer = Dealer(dice_seed, game_id)
     dealer.place(sealed)
     commands = answers = 0
+    chosen_by = policies or {}
+    fast = getattr(rules, "step", None)  # a kernel engine folds while it decides
     for step in range(MAX_STEPS):
         pending = rules.pending(state)
         if pending is None:
@@ -83,7 +85,7 @@ def play(
                 raise AssertionError(
                     f"seat {pending.seat} must act ({pending.kind}) but has no legal command"
                 )
-            policy = (policies or {}).get(pending.seat)
+            policy = chosen_by.get(pending.seat)
             if policy is None:
                 command = pick(legal, seed, step)
             else:
@@ -92,8 +94,7 @@ def play(
                 turn = Turn(rules.game, game_id, pending.seat, step, view, choices, seed)
                 command = legal[policy(turn)]
             commands += 1
-        fast = getattr(rules, "step", None)
-        if fast is not None:  # a kernel engine folds while it decides
+        if fast is not None:
             new, state = fast(state, command)
         else:
             new = rules.decide(state, command)

@@ -133,17 +133,17 @@ class FallenRules(KernelRules):
 
     def step(self, state: State, command: Command) -> tuple[list[Event], State]:
         """Decide with the game's own card-data version."""
-        version = version_of(state)
+        version = int(state.vars.get(CARD_DATA, FIRST))  # version_of(state), on every step
         if data_version() == version:  # already active (most games use the newest data)
             return super().step(state, command)
         with using(version):
             return super().step(state, command)
 
-    def answers(self, state: State) -> tuple[list[tuple[str, Args]], set[tuple[str, Any]]]:
+    def answers(self, state: State) -> list[tuple[str, Args]]:
         """List legal answers with the game's own card-data version."""
         memo = self._memo
         if memo is not None and memo[0] is state:
-            return memo[1], memo[2]
+            return memo[1]
         version = version_of(state)
         if data_version() == version:
             return super().answers(state)

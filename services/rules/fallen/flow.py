@@ -23,7 +23,7 @@ def record_format(state: State) -> int:
 
 
 def _facts(state: State) -> bool:
-    return record_format(state) >= 2
+    return int(state.vars.get(RECORD_FORMAT, 1)) >= 2  # record_format(state), on every decide
 
 
 REGISTRY = Registry("fallen", ZONES, compact=_compact, facts=_facts)

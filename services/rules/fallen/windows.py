@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from services.rules.fallen import derived as dv
-from services.rules.fallen.cards import card, data_version
+from services.rules.fallen.cards import card, catalog_of, data_version
 from services.rules.fallen.effects import holds, run_effects
 from services.rules.fallen.flow import Args, Ctx, answer, options, task
 from services.rules.fallen.state import DL, HERO, State, other
@@ -78,7 +78,7 @@ def _abilities(state: State, seat: str, window: str) -> list[tuple[str, Args]]:
         return out
     used = state.peek("ch.used", ())
     for cid, i, timing, tokens, group in hero_abilities(state):
-        if not timing_fits(state, seat, timing, window):
+        if timing != window and not timing_fits(state, seat, timing, window):
             continue
         if group is None:  # Equipment: usable while refreshed
             if cid not in state.exhausted:
@@ -93,9 +93,20 @@ def window_options(state: State, data: Args) -> list[tuple[str, Args]]:
     """Return a seat's legal answers in a priority window."""
     seat, name = data["who"], data["name"]
     opts: list[tuple[str, Args]] = [("pass", {})]
-    for cid in sorted(set(state.zone(f"{seat}.hand"))):
-        if playable(state, seat, cid, name):
-            opts.append(("play", {"card": cid}))
+    hand = state.zones.get(f"{seat}.hand")
+    if hand:  # playable() of each card, its lookups done once
+        cards = catalog_of(data_version()).cards
+        fortune = state.counters.get(f"fortune.{seat}", 0)
+        for cid in sorted(set(hand)):
+            c = cards[cid]
+            timing = c["timing"]
+            if timing != name and not timing_fits(state, seat, timing, name):
+                continue
+            if dv.card_cost(state, seat, c) > fortune:
+                continue
+            need = c.get("requires")
+            if need is None or holds(state, seat, need):
+                opts.append(("play", {"card": cid}))
     if ROLL_WINDOWS.get(name) == seat:
         if not state.peek(f"ch.fortune_spent.{seat}"):
             top = min(dv.fortune_limit(state, seat), state.count(f"fortune.{seat}"))
@@ -172,8 +183,8 @@ def _use(ctx: Ctx, seat: str, cid: str, i: int) -> None:
 def _window_answer(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
     seat, name = data["who"], data["name"]
     if kind == "pass":
-        if data["passes"] < 1:
-            ctx.push(("window_open", {"name": name, "who": other(seat), "passes": 1}))
+        if data["passes"] < 1:  # the task window_open, run now: it would be the next to run
+            open_window(ctx, {"name": name, "who": other(seat), "passes": 1})
         return
     if name == "when_wounded":
         ctx.push(("react", {"seat": seat, "wound": data["wound"]}))

@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 from services.kernel.errors import InvalidArgument, RuleViolation
 from services.rules.kernel.api import CHANCE, ChanceRequest, Command, Event, Pending, command
 from services.rules.kernel.chance import CHANCE_SCHEMAS, check_chance, example_answer, request_of
-from services.rules.kernel.flow import Args, Registry, answer_key, legal_keys
+from services.rules.kernel.flow import Args, Registry, is_answer
 from services.rules.kernel.state import State, dumps, to_json
 
 Schema = Mapping[str, type]
@@ -81,7 +81,7 @@ class KernelRules:
     schemas: ClassVar[Mapping[str, Schema]] = {}
 
     def __init__(self) -> None:
-        self._memo: tuple[Any, list[tuple[str, Args]], set[tuple[str, Any]]] | None = None
+        self._memo: tuple[Any, list[tuple[str, Args]]] | None = None
         self._pending_memo: tuple[Any, Pending | None] = (None, None)
         self._legal_memo: tuple[Any, list[Command]] = (None, [])
 
@@ -112,16 +112,15 @@ class KernelRules:
         result: State = self.registry.evolve(state, event)
         return result
 
-    def answers(self, state: State) -> tuple[list[tuple[str, Args]], set[tuple[str, Any]]]:
-        """Return the pending seat's legal answers and their keys (memoised for one state)."""
+    def answers(self, state: State) -> list[tuple[str, Args]]:
+        """Return the pending seat's legal answers (memoised for one state)."""
         memo = self._memo
         if memo is not None and memo[0] is state:
-            return memo[1], memo[2]
+            return memo[1]
         assert state.pending is not None
         answers = self.registry.answers_to(state, state.pending)
-        keys = legal_keys(answers)
-        self._memo = (state, answers, keys)
-        return answers, keys
+        self._memo = (state, answers)
+        return answers
 
     def decide(self, state: State, command: Command) -> list[Event]:
         """Return the events a command causes; raise RuleViolation when it is not legal now."""
@@ -147,8 +146,7 @@ class KernelRules:
                 }
             self.registry.tasks[args["resume"]](ctx, args)
         else:
-            _, keys = self.answers(state)
-            if answer_key(command.kind, command.args) not in keys:
+            if not is_answer(self.answers(state), command.kind, command.args):
                 raise RuleViolation(self.refusal(state, command, dict(pending)))
             data = dict(pending["data"])
             ctx.answered = {
@@ -189,7 +187,7 @@ class KernelRules:
         memo = self._legal_memo
         if memo[0] is state:
             return list(memo[1])
-        answers, _ = self.answers(state)
+        answers = self.answers(state)
         legal = [command(seat, k, a) for k, a in answers]
         self._legal_memo = (state, legal)
         return list(legal)

@@ -138,6 +138,20 @@ def legal_keys(answers: Iterable[tuple[str, Args]]) -> set[tuple[str, Any]]:
     return {answer_key(k, a) for k, a in answers}
 
 
+def is_answer(answers: list[tuple[str, Args]], kind: str, args: Mapping[str, Any]) -> bool:
+    """Return True when (kind, args) has the legality key of one of the answers.
+
+    Flat scalar args in a plain dict (nearly every answer) are compared as dicts, which is
+    the same equality as their keys (sorted items) without building a key per answer."""
+    if type(args) is dict:
+        for value in args.values():
+            if type(value) not in _SCALARS:
+                break
+        else:
+            return any(k == kind and a == args for k, a in answers)
+    return answer_key(kind, args) in legal_keys(answers)
+
+
 class Ctx:
     """A builder for one decide(): the working state, the events, tasks and pending."""
 
@@ -346,6 +360,9 @@ class Ctx:
                 return self.events
         vars_ = flow.pop("vars", None)
         if self.facts and self.answered is not None:  # the answer is the fact: "hero passed"
+            if self._kernel_fold:
+                self._answered(flow, vars_, over)
+                return self.events
             self.emit("answered", {**self.answered, FLOW: flow})
             if vars_:
                 _own(self.events[-1])[FLOW] = dict(flow, vars=vars_)
@@ -354,6 +371,26 @@ class Ctx:
         if vars_:  # the vars are in the state already: only the record carries them
             self.events[-1].__dict__["data"] = dict(flow, vars=vars_)
         return self.events
+
+    def _answered(self, flow: Args, vars_: Args | None, over: bool) -> None:
+        """Record the answer as the decide's fact carrying the flow: what emit and the
+        kernel's evolve do for it (no fold; the flow's tasks and pending, the vars already
+        in the working state), without building the folded event twice."""
+        assert self.answered is not None
+        rider = dict(flow, vars=vars_) if vars_ else flow
+        event = object.__new__(Event)
+        event.__dict__.update(
+            type="answered",
+            data={**self.answered, FLOW: rider},
+            visibility=PUBLIC,
+            schema_version=1,
+        )
+        self.events.append(event)
+        changes: Args = {"events": self._state.events + 1}
+        if not over:
+            changes["tasks"] = tuple(flow["tasks"])
+            changes["pending"] = flow.get("pending")
+        self._change(changes)
 
     def _place_held(self) -> None:
         """Put counter changes no later fact took on the last public fact, or record them

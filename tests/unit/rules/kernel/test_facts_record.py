@@ -101,6 +101,12 @@ def test_given_a_facts_engine_when_an_answer_has_no_fact_then_the_answer_is_reco
     }
     assert events[0].visibility == PUBLIC
     assert to_json(_refold(_start(), events)) == to_json(live)
+    # and it carries the continuation and the vars the decide set; the start is untouched
+    assert data[FLOW]["vars"] == {"turns": 1} and data[FLOW]["pending"]["seat"] == "b"
+    assert live.pending == data[FLOW]["pending"] and live.vars == {"turns": 1}
+    start = _start()
+    rules.step(start, Command("a", "pass", {}))
+    assert to_json(start) == to_json(_start())
 
 
 def test_given_a_hidden_move_when_a_counter_follows_then_it_rides_on_the_public_note() -> None:

@@ -12,7 +12,7 @@ from services.rules.kernel.api import CHANCE, NOBODY, ChanceRequest, Command, Se
 from services.rules.kernel.chance import faces_of
 from services.rules.kernel.dealer import Dealer
 from services.rules.kernel.engine import KernelRules
-from services.rules.kernel.flow import Ctx, Registry, answer_key
+from services.rules.kernel.flow import Ctx, Registry, answer_key, is_answer, legal_keys
 from services.rules.kernel.state import State
 from services.rules.kernel.zones import ZoneRules
 from services.rules.playout import play
@@ -40,6 +40,36 @@ def test_answer_keys_equal_exactly_when_canonical_json_is_equal() -> None:
     assert answer_key("use", {"card": "x"}) != answer_key("play", {"card": "x"})
     assert answer_key("k", {"o": [1, 2]}) != answer_key("k", {"o": [2, 1]})
     assert answer_key("k", {"o": [True]}) != answer_key("k", {"o": [1]})
+
+
+def test_given_answers_when_a_command_is_checked_then_it_is_legal_exactly_when_its_key_is() -> None:
+    # given answers with flat and nested args
+    answers = [
+        ("pass", {}),
+        ("use", {"card": "x", "ability": 1}),
+        ("pick", {"o": [1, 2]}),
+        ("flag", {"on": True}),
+    ]
+    keys = legal_keys(answers)
+    commands: list[tuple[str, dict[str, Any]]] = [
+        ("pass", {}),
+        ("pass", {"x": 1}),
+        ("play", {}),
+        ("use", {"ability": 1, "card": "x"}),
+        ("use", {"card": "x", "ability": 2}),
+        ("use", {"card": "x"}),
+        ("pick", {"o": [1, 2]}),
+        ("pick", {"o": [2, 1]}),
+        ("pick", {"o": [True, 2]}),
+        ("flag", {"on": True}),
+        ("flag", {"on": False}),
+        ("flag", {"on": [True]}),
+    ]
+    # when each command is checked, then the fast check agrees with the legality keys
+    for kind, args in commands:
+        assert is_answer(answers, kind, args) == (answer_key(kind, args) in keys), (kind, args)
+    assert is_answer(answers, "use", {"ability": 1, "card": "x"})
+    assert not is_answer(answers, "use", {"card": "x"})
 
 
 def test_given_a_seed_when_the_dealer_forms_a_deck_then_it_is_the_fair_shuffle_of_nonce_0() -> None:
