@@ -200,11 +200,10 @@ class SqliteEventStore:
         validate_command(key)
         scope = open_scope(self) if self.path != ":memory:" else None
         if scope is not None and self._lock.acquire(blocking=False):
-            # Inside a group commit the commit writes the WAL without waiting for the disk
-            # (no fsync), so it runs
-            # here: a thread hop cost more than the commit. A busy writer (another
-            # command's barrier fsyncing) is waited for on a worker thread, as before.
-            # (sqlite_wal.py: checkpoints run on worker threads only)
+            # Inside a group commit a commit writes the WAL without waiting for the disk (no
+            # fsync; checkpoints run on worker threads only, sqlite_wal.py), so it runs here:
+            # a thread hop cost more than the commit. A busy writer (another command's
+            # barrier fsyncing) is waited for on a worker thread, as before.
             try:
                 result, written = self._append_locked(
                     stream, expected_version, list(events), key, False
