@@ -1,8 +1,18 @@
-"""Consume GameEnded from the event store's global feed: rate the game once, close it."""
+"""Consume GameEnded from the event store's global feed: rate the game once, close it.
+
+The follower keeps its feed positions in the event store's meta (`CHECKPOINT_KEY`), so a
+restarted matchmaker reads on from where the last one stopped instead of the whole history.
+Positions are saved at most every CHECKPOINT_S seconds (the write is durable: an fsync on
+SQLite); a restart re-reads those seconds, which is harmless because a game is rated once
+by its id. The checkpoint lives with the feed it counts, so a new, empty store starts
+from its first event whatever matchmaking state is reused.
+"""
 
 from __future__ import annotations
 
+import json
 import logging
+import time
 from typing import Any
 
 from services.kernel.envelope import Envelope
@@ -14,6 +24,8 @@ from services.matchmaking.state import MatchState
 
 log = logging.getLogger("fallen.matchmaking.ratings")
 BATCH = 500
+CHECKPOINT_KEY = "matchmaking-ratings:feed"
+CHECKPOINT_S = 5.0
 
 
 async def on_game_ended(state: MatchState, game_id: str, outcome: dict[str, Any]) -> bool:
@@ -44,7 +56,17 @@ class FeedFollower:
     def __init__(self, store: EventStore, state: MatchState) -> None:
         self.store = store
         self.state = state
-        self.positions = {n: 1 for n in range(int(getattr(store, "shards", 1)))}
+        self.positions: dict[int, int] = {}  # shard -> next position; loaded on first poll
+        self._saved: dict[int, int] = {}
+        self._saved_at = float("-inf")  # monotonic time of the last checkpoint written
+
+    async def _start(self) -> None:
+        """Load the saved positions (1 for a shard never read)."""
+        raw = await self.store.get_meta(CHECKPOINT_KEY)
+        saved = saved_positions(raw)
+        shards = int(getattr(self.store, "shards", 1))
+        self.positions = {n: max(1, saved.get(n, 1)) for n in range(shards)}
+        self._saved = dict(self.positions)
 
     async def _read(self, shard: int) -> list[FeedHead]:
         """Return the heads of the next feed events: only GameEnded's payload is needed."""
@@ -52,6 +74,8 @@ class FeedFollower:
 
     async def poll(self) -> int:
         """Handle every new event once; return how many games were rated."""
+        if not self.positions:
+            await self._start()
         rated = 0
         for shard in self.positions:
             while True:
@@ -64,4 +88,23 @@ class FeedFollower:
                     self.positions[shard] = head.position + 1
                 if len(heads) < BATCH:
                     break
+        await self.checkpoint()
         return rated
+
+    async def checkpoint(self, force: bool = False) -> None:
+        """Save the positions if they moved and the last save is CHECKPOINT_S old (or force)."""
+        now = time.monotonic()
+        if self.positions == self._saved or not (force or now - self._saved_at >= CHECKPOINT_S):
+            return
+        await self.store.set_meta(CHECKPOINT_KEY, json.dumps(self.positions, sort_keys=True))
+        self._saved, self._saved_at = dict(self.positions), now
+
+
+def saved_positions(raw: str | None) -> dict[int, int]:
+    """Return the positions a checkpoint holds (shard -> next position); {} for none or junk."""
+    try:
+        loaded = json.loads(raw) if raw else {}
+        return {int(k): int(v) for k, v in loaded.items()} if isinstance(loaded, dict) else {}
+    except (ValueError, TypeError):
+        log.warning("ignoring an unreadable ratings feed checkpoint")
+        return {}

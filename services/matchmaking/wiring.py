@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import time
@@ -78,6 +79,8 @@ def matchmaking(
             await run_loop(mm, follower, pools, store, stop)
         finally:
             stop.set()
+            with contextlib.suppress(Exception):  # the store may be closing too
+                await follower.checkpoint(force=True)
             await pools.close()
             await state.close()
 
