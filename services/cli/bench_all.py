@@ -576,7 +576,53 @@ async def _faust_figures(redis_url: str, games: int) -> list[dict[str, Any]]:
             "-",
             None,
         ),
+        *_faust_cpu_figures(r),
     ]
+
+
+def _faust_cpu_figures(r: dict[str, Any]) -> list[dict[str, Any]]:
+    """Return what the CPU did during the faust load (where /proc tells): the machine's
+    busy share of all its cores, and the worker's own CPU against one core."""
+    out = []
+    if r.get("load_machine_cpu_busy") is not None:
+        cores = os.cpu_count() or 1
+        out.append(
+            figure(
+                f"machine CPU busy during the faust load ({cores} cores)",
+                float(r["load_machine_cpu_busy"]),
+                "share",
+                "all cores busy",
+                1.0,
+                "-",
+                None,
+            )
+        )
+    if r.get("light_lag_p99_ms") is not None:
+        out.append(
+            figure(
+                f"projection lag p99, faust runner, at {r['light_fraction']:.0%} of its max",
+                float(r["light_lag_p99_ms"]),
+                "ms",
+                "goal p99 ms (asked at 80%)",
+                50.0,
+                "-",
+                None,
+                lower_is_better=True,
+            )
+        )
+    if r.get("load_worker_cpu_cores") is not None:
+        out.append(
+            figure(
+                "faust worker CPU during the load",
+                float(r["load_worker_cpu_cores"]),
+                "cores",
+                "one core",
+                1.0,
+                "-",
+                None,
+            )
+        )
+    return out
 
 
 async def run_all(

@@ -18,7 +18,13 @@ Three phases, each with its own store prefix, topics and consumer group:
 3. load: a fresh worker, then the events of other games are appended at a fraction
    (default 0.8) of that maximum by several concurrent appenders, one command's events
    per append (as the rules service appends them); the lag is append-to-view as the
-   worker measures it (its status record: p50/p99 of the last 10,000 events).
+   worker measures it (its status record: p50/p99 of the last 10,000 events);
+4. light load: the same at a lighter fraction (default 0.4) with half the games, so the
+   path's own lag (cores to spare) can be told from queueing at the heavier load.
+
+During phases 2 and 3 the machine's CPU is sampled (Linux /proc: every core's busy share,
+and the worker process's own CPU in cores), so a lag that is queueing for a core can be
+told from one the path itself causes.
 
 The events come from pure playouts (services/rules/playout.py), so the appenders cost
 little CPU and the load is the worker's.
@@ -35,6 +41,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -157,6 +164,53 @@ class Phase:
         await self.store.close()
 
 
+def machine_ticks() -> tuple[int, int] | None:
+    """Return (busy, total) CPU ticks of the whole machine so far, or None off Linux."""
+    try:
+        fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
+    except OSError:
+        return None
+    ticks = [int(x) for x in fields[:8]]
+    idle = ticks[3] + ticks[4]  # idle and iowait
+    return sum(ticks) - idle, sum(ticks)
+
+
+def process_seconds(pid: int) -> float | None:
+    """Return the CPU seconds (user and system) a process used so far, or None."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat.rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@dataclass
+class CpuMeter:
+    """The machine's busy share and one process's CPU (in cores) between start and stop."""
+
+    pid: int
+    started: float = 0.0
+    machine: tuple[int, int] | None = None
+    process: float | None = None
+    figures: dict[str, float] = field(default_factory=dict)
+
+    def start(self) -> None:
+        self.started, self.machine = time.perf_counter(), machine_ticks()
+        self.process = process_seconds(self.pid)
+
+    def stop(self) -> dict[str, float]:
+        """Return {"machine_cpu_busy": 0..1, "worker_cpu_cores": cores} (what Linux tells)."""
+        took = max(time.perf_counter() - self.started, 1e-6)
+        now, proc = machine_ticks(), process_seconds(self.pid)
+        if now is not None and self.machine is not None and now[1] > self.machine[1]:
+            busy = (now[0] - self.machine[0]) / (now[1] - self.machine[1])
+            self.figures["machine_cpu_busy"] = round(busy, 3)
+        if proc is not None and self.process is not None:
+            self.figures["worker_cpu_cores"] = round((proc - self.process) / took, 3)
+        return self.figures
+
+
 async def append_game(store: Any, gid: str, appends: list[list[NewEvent]]) -> int:
     """Append a game's events as fast as the store takes them; return how many."""
     version = 0
@@ -196,11 +250,13 @@ async def paced(
     ``applied_per_s``: events the worker applied per second, first to last."""
     ids = [g for g, _ in games]
     per = rate / appenders
-    with phase.worker():
+    with phase.worker() as proc:
         phase.start_relay()
         warm = NewEvent(GAME_CREATED, {"game": "none", "seats": {}, "options": {}})
         await phase.store.append("game-warmup", 0, [warm])  # the worker is live once it
         await wait_until(lambda: _some(phase.views, ["warmup"]), "the worker to join")
+        meter = CpuMeter(proc.pid)
+        meter.start()
         start = time.perf_counter()
         first = asyncio.ensure_future(wait_until(lambda: _some(phase.views, ids), "a view"))
 
@@ -219,17 +275,25 @@ async def paced(
         total = sum(await asyncio.gather(*(appender(k) for k in range(appenders))))
         took = time.perf_counter() - start
         last = await wait_until(lambda: _all(phase.views, ids, total), "the load applied")
+        cpu = meter.stop()
         applied_from = await first
         await asyncio.sleep(1.5)  # the worker writes its status every second
         status = await phase.status()
     status["applied_per_s"] = total / max(last - applied_from, 1e-6)
+    status.update(cpu)
     return total / took, status
 
 
 async def faust_lag(
-    redis_url: str, backlog_games: int = 4, load_games: int = 8, fraction: float = 0.8
+    redis_url: str,
+    backlog_games: int = 4,
+    load_games: int = 8,
+    fraction: float = 0.8,
+    light_fraction: float = 0.4,
 ) -> dict[str, Any]:
-    """Return the faust runner's maximum rate and its lag at fraction of it."""
+    """Return the faust runner's maximum rate and its lag at fraction of it, and (unless
+    light_fraction is 0) at that lighter fraction with half the games: the path's own
+    floor, with cores to spare."""
     from services.kernel.localservers import kafka_broker
 
     backlog = playouts(backlog_games, "max")
@@ -252,6 +316,15 @@ async def faust_lag(
             achieved, status = await paced(third, load, fraction * maximum, appenders=4)
         finally:
             await third.close()
+        light: dict[str, Any] = {}
+        if light_fraction > 0:
+            fourth = Phase(redis_url, bootstrap, tmp, "light")
+            try:
+                _, light = await paced(
+                    fourth, load[: max(1, len(load) // 2)], light_fraction * maximum, appenders=4
+                )
+            finally:
+                await fourth.close()
     return {
         "backlog_max_events_per_s": backlog_max,
         "live_max_events_per_s": float(saturated["applied_per_s"]),
@@ -262,4 +335,12 @@ async def faust_lag(
         "lag_p50_ms": 1000 * float(status.get("lag_p50_s", 0.0)),
         "lag_p99_ms": 1000 * float(status.get("lag_p99_s", 0.0)),
         "events": int(status.get("applied", 0)),
+        "load_machine_cpu_busy": status.get("machine_cpu_busy"),
+        "load_worker_cpu_cores": status.get("worker_cpu_cores"),
+        "live_max_machine_cpu_busy": saturated.get("machine_cpu_busy"),
+        "live_max_worker_cpu_cores": saturated.get("worker_cpu_cores"),
+        "light_fraction": light_fraction,
+        "light_lag_p50_ms": 1000 * float(light.get("lag_p50_s", 0.0)) if light else None,
+        "light_lag_p99_ms": 1000 * float(light.get("lag_p99_s", 0.0)) if light else None,
+        "light_machine_cpu_busy": light.get("machine_cpu_busy"),
     }

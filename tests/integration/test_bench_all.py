@@ -4,6 +4,7 @@ and a positive ratio. Speed itself is never asserted here (docs/performance.md h
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from typer.testing import CliRunner
@@ -67,3 +68,11 @@ async def test_given_one_game_when_the_faust_lag_is_measured_then_every_number_i
     # relay and the appenders ran beside it
     assert r["max_events_per_s"] == min(r["backlog_max_events_per_s"], r["live_max_events_per_s"])
     assert r["events"] > 0 and r["lag_p99_ms"] >= r["lag_p50_ms"] > 0, r
+    # and the CPU was sampled during the load (Linux /proc): the machine's busy share of
+    # all its cores, and the worker's own CPU, which is part of it
+    assert 0 < r["load_machine_cpu_busy"] <= 1, r
+    cores = os.cpu_count() or 1
+    assert 0 < r["load_worker_cpu_cores"] <= cores * r["load_machine_cpu_busy"] + 0.05, r
+    # and the lighter load (40% of the maximum) was measured too
+    assert r["light_fraction"] == 0.4
+    assert r["light_lag_p99_ms"] >= r["light_lag_p50_ms"] > 0, r
