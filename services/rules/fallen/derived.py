@@ -8,6 +8,7 @@ from typing import Any
 
 from services.rules.fallen.cards import card, catalog_of, data_version
 from services.rules.fallen.state import DL, HERO, State, other
+from services.rules.kernel.state import Reads
 
 SWORDS = {"sword": 1, "two_swords": 2, "sword_symbol": 1}
 COLOUR_SYMBOL = {
@@ -49,12 +50,12 @@ def character(state: State, seat: str) -> dict[str, Any]:
     return card(state.peek(f"char.{seat}"))
 
 
-def is_light(state: State) -> bool:
+def is_light(state: Reads) -> bool:
     """Return True when the Shadow Track is in the Light."""
     return state.count("shadow") <= 2
 
 
-def in_challenge(state: State) -> bool:
+def in_challenge(state: Reads) -> bool:
     """Return True while a challenge is being resolved."""
     return state.peek("ch.attribute") is not None
 
@@ -267,7 +268,7 @@ def card_cost(state: State, seat: str, c: dict[str, Any]) -> int:
 
 
 # --- creatures -----------------------------------------------------------------
-def creature_in(state: State, slot: int) -> str | None:
+def creature_in(state: Reads, slot: int) -> str | None:
     """Return the live Creature in a slot (None if empty or killed)."""
     cards = state.zone(f"slot.{slot}")
     return cards[0] if cards else None
@@ -323,7 +324,7 @@ def adjacent(slot: int) -> list[int]:
 
 
 # --- dice in a challenge ---------------------------------------------------------
-def dice_of(state: State, seat: str) -> list[list[Any]]:
+def dice_of(state: Reads, seat: str) -> list[list[Any]]:
     """Return a seat's dice this challenge as [colour, face, cancelled, resolved]: a new
     list whose dice are shared with the state (replace a die, never edit one in place)."""
     return list(state.peek(f"ch.dice.{seat}", ()))

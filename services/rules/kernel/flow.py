@@ -187,6 +187,25 @@ class Ctx:
         self._state = state
         self._private = False
 
+    # --- reads that keep the working state private --------------------------
+    # A zone (a tuple), a counter or a var's value never changes once read (a change puts
+    # new ones in new maps), so these read the working state without handing it out: the
+    # next change can still go into it in place instead of into a copy.
+    def zone(self, name: str) -> tuple[str, ...]:
+        """Return the cards of a zone of the working state (top first)."""
+        found: tuple[str, ...] = self._state.zones.get(name, ())
+        return found
+
+    def count(self, key: str) -> int:
+        """Return a counter of the working state (0 when unset)."""
+        found: int = self._state.counters.get(key, 0)
+        return found
+
+    def peek(self, key: str, default: Any = None) -> Any:
+        """Return a var's JSON value in the working state, shared: read it, never edit it."""
+        raw = self._state.vars.get(key)
+        return default if raw is None else raw
+
     def _change(self, changes: Args) -> None:
         """Set fields of the working state: in place while it is private, else on a copy."""
         if self._private:

@@ -12,7 +12,7 @@ import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Protocol
 
 from services.rules.kernel.api import Event
 
@@ -61,6 +61,23 @@ def thaw(value: Any) -> Any:
     if isinstance(value, (dict, MappingProxyType)):  # FrozenMap is a dict
         return {k: thaw(v) for k, v in value.items()}
     return value
+
+
+class Reads(Protocol):
+    """What pure readers of zones, counters and vars need: a State, or a decide's Ctx (which
+    reads its working state without handing it out)."""
+
+    def zone(self, name: str) -> tuple[str, ...]:
+        """Return the cards of a zone (top first)."""
+        ...
+
+    def count(self, key: str) -> int:
+        """Return a counter's value (0 when unset)."""
+        ...
+
+    def peek(self, key: str, default: Any = None) -> Any:
+        """Return a var's JSON value itself (shared: read it, never edit it), or default."""
+        ...
 
 
 @dataclass(frozen=True)
