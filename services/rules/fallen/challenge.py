@@ -139,7 +139,7 @@ def _initial_rolled(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
 
 @task("judge")
 def _judge(ctx: Ctx, a: Args) -> None:
-    hero, dl = dv.swords(ctx.state, HERO), dv.swords(ctx.state, DL)
+    hero, dl = dv.swords(ctx, HERO), dv.swords(ctx, DL)
     winner = HERO if hero > dl else DL
     ctx.setv("ch.winner", winner)
     ctx.note("challenge_result", hero_swords=hero, dl_swords=dl, winner=winner)
@@ -152,7 +152,7 @@ def _result_abilities(ctx: Ctx, a: Args) -> None:
         ("fire", {"event": "win", "seat": winner}),
         ("fire", {"event": "lose", "seat": other(winner)}),
     )
-    ability = dv.active_ability(ctx.state)
+    ability = dv.active_ability(ctx)
     if ability and ability.get("when") == ("win" if winner == DL else "lose"):
         run_effects(ctx, DL, list(ability.get("effects", ())), ctx.peek("ch.creature"))
 

@@ -16,7 +16,7 @@ from services.rules.fallen.wounds import kill
 @task("refresh_check")
 def _refresh_check(ctx: Ctx, a: Args) -> None:
     """Refresh every Creature when all Creatures in play are exhausted."""
-    live = [dv.creature_in(ctx, s) for s in dv.live_slots(ctx.state)]
+    live = [dv.creature_in(ctx, s) for s in dv.live_slots(ctx)]
     if live and all(c in ctx.state.exhausted for c in live):
         for cid in live:
             if cid:

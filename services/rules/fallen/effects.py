@@ -131,7 +131,7 @@ def _steal_fortune(ctx: Ctx, seat: str, arg: Any, src: str) -> None:
 
 def gain_charges(ctx: Ctx, seat: str, n: int) -> None:
     """Gain Charges up to the empty slots (extra Charges are lost)."""
-    room = dv.charge_slots(ctx.state, seat) - ctx.count(f"charges.{seat}")
+    room = dv.charge_slots(ctx, seat) - ctx.count(f"charges.{seat}")
     ctx.add(f"charges.{seat}", max(0, min(n, room)), "charge")
 
 

@@ -62,7 +62,7 @@ def _draw_dealt(ctx: Ctx, seat: str, n: int) -> None:
 @task("hand_limit")
 def _hand_limit(ctx: Ctx, a: Args) -> None:
     seat = a["seat"]
-    over = len(ctx.zone(f"{seat}.hand")) - dv.hand_size(ctx.state, seat)
+    over = len(ctx.zone(f"{seat}.hand")) - dv.hand_size(ctx, seat)
     if over > 0:
         ctx.ask(
             seat, "discard", "discard", f"discard down to your hand size ({over} to go)", who=seat

@@ -19,7 +19,7 @@ START_FORTUNE = 5
 @task("quest")
 def _quest(ctx: Ctx, a: Args) -> None:
     ctx.emit("phase_changed", {"phase": "quest"})
-    quest = dv.character(ctx.state, DL)["quest"]
+    quest = dv.character(ctx, DL)["quest"]
     names = [c["name"] for c in quest["choices"]]
     ctx.note("quest_begins", title=quest["title"], intro=quest["intro"], choices=names)
     ctx.ask(
@@ -33,15 +33,15 @@ def _quest(ctx: Ctx, a: Args) -> None:
 
 @answer("quest_choice")
 def _quest_chosen(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
-    quest = dv.character(ctx.state, DL)["quest"]
+    quest = dv.character(ctx, DL)["quest"]
     choice = next(c for c in quest["choices"] if c["name"] == args["choice"])
     ctx.note("quest_choice", name=choice["name"], text=choice["text"], shadow=choice["shadow"])
     ctx.set_to("shadow", SHADOW.index(choice["shadow"]), "quest")
     for seat in (HERO, DL):
-        ctx.set_to(f"charges.{seat}", dv.charge_slots(ctx.state, seat), "quest")
+        ctx.set_to(f"charges.{seat}", dv.charge_slots(ctx, seat), "quest")
     ctx.push(("story_stage", {}))
     for seat in (DL, HERO):
-        run_effects(ctx, seat, list(choice.get(seat, ())), dv.character(ctx.state, DL)["id"])
+        run_effects(ctx, seat, list(choice.get(seat, ())), dv.character(ctx, DL)["id"])
 
 
 # --- preparation (shared with the Final Battle) ----------------------------------------

@@ -17,7 +17,7 @@ def _fire(ctx: Ctx, a: Args) -> None:
     once = since(FIXED_IN) and dv.in_challenge(ctx)
     used = ctx.peek("ch.used", []) if once else []
     fresh: list[str] = []
-    for owner, i, trig, src in dv.triggers_of(ctx.state, event):
+    for owner, i, trig, src in dv.triggers_of(ctx, event):
         if only and owner != only:
             continue
         if once and src.get("type") == "skill":

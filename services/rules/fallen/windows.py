@@ -151,14 +151,14 @@ def use_ultimate(ctx: Ctx, seat: str) -> None:
     """Spend all Charges and queue the Ultimate's effects."""
     ctx.set_to(f"charges.{seat}", 0, "ultimate")
     ctx.setv(f"ch.ult_used.{seat}", True)
-    ult = dv.character(ctx.state, seat)["ultimate"]
+    ult = dv.character(ctx, seat)["ultimate"]
     ctx.note("ultimate_used", seat=seat, name=ult["name"])
-    run_effects(ctx, seat, list(ult["effects"]), dv.character(ctx.state, seat)["id"])
+    run_effects(ctx, seat, list(ult["effects"]), dv.character(ctx, seat)["id"])
 
 
 def play_card(ctx: Ctx, seat: str, cid: str) -> None:
     """Pay for a card from hand, put it in limbo, and queue its effects and its discard."""
-    cost = dv.power_cost(ctx.state, seat, cid)
+    cost = dv.power_cost(ctx, seat, cid)
     ctx.add(f"fortune.{seat}", -cost, "pay")
     ctx.move(cid, f"{seat}.hand", "limbo")
     ctx.note("card_played", seat=seat, card=cid, cost=cost)

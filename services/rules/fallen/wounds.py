@@ -87,7 +87,7 @@ def _place(ctx: Ctx, a: Args) -> None:
         return
     ctx.add(f"wounds.slot.{slot}", n, "wounded")
     ctx.note("creature_wounded", slot=slot, creature=cid, n=n)
-    if ctx.count(f"wounds.slot.{slot}") >= dv.creature_armor(ctx.state, slot):
+    if ctx.count(f"wounds.slot.{slot}") >= dv.creature_armor(ctx, slot):
         kill(ctx, slot)
 
 
@@ -108,7 +108,7 @@ def kill(ctx: Ctx, slot: int) -> None:
 
 @task("breach_check")
 def _breach_check(ctx: Ctx, a: Args) -> None:
-    rating = dv.armor_rating(ctx.state)
+    rating = dv.armor_rating(ctx)
     if ctx.count("wounds.hero") < rating:
         return
     ctx.add("wounds.hero", -rating, "breach")

@@ -18,6 +18,7 @@ from services.rules.kernel.state import (
     FLOW,
     FOLDS,
     Args,
+    FrozenMap,
     State,
     add_counter,
     copy_with,
@@ -191,6 +192,16 @@ class Ctx:
     # A zone (a tuple), a counter or a var's value never changes once read (a change puts
     # new ones in new maps), so these read the working state without handing it out: the
     # next change can still go into it in place instead of into a copy.
+    @property
+    def zones(self) -> Mapping[str, tuple[str, ...]]:
+        """Return the zones of the working state (a map never edited)."""
+        return self._state.zones
+
+    @property
+    def vars(self) -> Mapping[str, Any]:
+        """Return the vars of the working state (a map never edited)."""
+        return self._state.vars
+
     def zone(self, name: str) -> tuple[str, ...]:
         """Return the cards of a zone of the working state (top first)."""
         found: tuple[str, ...] = self._state.zones.get(name, ())
@@ -295,8 +306,25 @@ class Ctx:
             self._private = True
 
     def _clear_vars(self, prefix: str) -> None:
-        for key in [k for k in self._state.vars if k.startswith(prefix)]:
-            self.setv(key, None)
+        """setv(key, None) for every var whose key starts with prefix, in order: one new
+        vars map for all of them instead of one per var."""
+        state = self._state
+        kept: Args = {}
+        changed = self._vars
+        for key, value in state.vars.items():
+            if key.startswith(prefix):
+                changed.pop(key, None)
+                changed[key] = None
+            else:
+                kept[key] = value
+        if len(kept) == len(state.vars):
+            return
+        vars_ = FrozenMap(kept)
+        if self._private:
+            state.__dict__["vars"] = vars_
+        else:
+            self._state = copy_with(state, {"vars": vars_})
+            self._private = True
 
     def exhaust(self, card: str, exhausted: bool = True) -> None:
         """Exhaust (or refresh) a card."""

@@ -65,7 +65,18 @@ def thaw(value: Any) -> Any:
 
 class Reads(Protocol):
     """What pure readers of zones, counters and vars need: a State, or a decide's Ctx (which
-    reads its working state without handing it out)."""
+    reads its working state without handing it out). The maps are never edited: a reader
+    may keep one (or compare it by identity), never the object it read it from."""
+
+    @property
+    def zones(self) -> Mapping[str, tuple[str, ...]]:
+        """Every zone's cards (top first)."""
+        ...
+
+    @property
+    def vars(self) -> Mapping[str, Any]:
+        """Every var's JSON value."""
+        ...
 
     def zone(self, name: str) -> tuple[str, ...]:
         """Return the cards of a zone (top first)."""
