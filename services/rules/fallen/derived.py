@@ -274,9 +274,13 @@ def creature_in(state: Reads, slot: int) -> str | None:
     return cards[0] if cards else None
 
 
+_SLOT_ZONES = tuple((s, f"slot.{s}") for s in SLOTS)
+
+
 def live_slots(state: Reads) -> list[int]:
-    """Return the slots holding a live Creature."""
-    return [s for s in SLOTS if creature_in(state, s) is not None]
+    """Return the slots holding a live Creature (creature_in of each, one read each)."""
+    zones = state.zones
+    return [s for s, zone in _SLOT_ZONES if zones.get(zone)]
 
 
 def slot_bound(state: Reads, slot: int) -> Iterator[dict[str, Any]]:
