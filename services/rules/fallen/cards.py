@@ -176,9 +176,16 @@ def catalog_of(version: int) -> Catalog:
     )
 
 
+_CARDS: dict[int, dict[str, Card]] = {}  # version -> its catalog's cards, once loaded
+
+
 def card(card_id: str) -> Card:
     """Return one card's data (from the active data version)."""
-    return catalog_of(_ACTIVE.get()).cards[card_id]
+    version = _ACTIVE.get()
+    cards = _CARDS.get(version)
+    if cards is None:  # the version's first card: load (or find) its catalog
+        cards = _CARDS[version] = catalog_of(version).cards
+    return cards[card_id]
 
 
 def name_of(card_id: str) -> str:

@@ -268,13 +268,14 @@ def card_cost(state: Reads, seat: str, c: dict[str, Any]) -> int:
 
 
 # --- creatures -----------------------------------------------------------------
+_SLOT_ZONES = tuple((s, f"slot.{s}") for s in SLOTS)
+_SLOT_NAMES = dict(_SLOT_ZONES)  # slot -> its zone, without formatting the name each time
+
+
 def creature_in(state: Reads, slot: int) -> str | None:
     """Return the live Creature in a slot (None if empty or killed)."""
-    cards = state.zone(f"slot.{slot}")
+    cards = state.zone(_SLOT_NAMES.get(slot) or f"slot.{slot}")
     return cards[0] if cards else None
-
-
-_SLOT_ZONES = tuple((s, f"slot.{s}") for s in SLOTS)
 
 
 def live_slots(state: Reads) -> list[int]:
