@@ -149,7 +149,10 @@ def is_answer(answers: list[tuple[str, Args]], kind: str, args: Mapping[str, Any
             if type(value) not in _SCALARS:
                 break
         else:
-            return any(k == kind and a == args for k, a in answers)
+            for k, a in answers:  # a loop, not any() over a generator
+                if k == kind and a == args:
+                    return True
+            return False
     return answer_key(kind, args) in legal_keys(answers)
 
 
