@@ -19,33 +19,33 @@ FIXED_IN = 2  # the card-data version whose games follow these rules
 
 def from_ability(ctx: Ctx, src: str) -> bool:
     """Return whether an effect comes from the active Creature's own ability."""
-    return since(FIXED_IN) and bool(src) and src == ctx.state.peek("ch.creature")
+    return since(FIXED_IN) and bool(src) and src == ctx.peek("ch.creature")
 
 
 def record(ctx: Ctx, what: str, n: int) -> None:
     """Remember a lasting amount (block, swords) the active Creature's ability gave."""
     key = f"ch.ability_gave.{what}"
-    ctx.setv(key, int(ctx.state.peek(key, 0)) + n)
+    ctx.setv(key, int(ctx.peek(key, 0)) + n)
 
 
 def end_ability(ctx: Ctx, why: str) -> None:
     """Cancel the active Creature's ability and take back what it left in force."""
     if not since(FIXED_IN):
         return
-    cid = ctx.state.peek("ch.creature")
-    was_on = bool(ctx.state.peek("ch.ability"))
+    cid = ctx.peek("ch.creature")
+    was_on = bool(ctx.peek("ch.ability"))
     ctx.setv("ch.ability", False)
-    mods = ctx.state.peek("ch.mods", [])
+    mods = ctx.peek("ch.mods", [])
     kept = [m for m in mods if m.get("src") != cid]
     if len(kept) != len(mods):
         ctx.setv("ch.mods", kept)
-    block = int(ctx.state.peek("ch.ability_gave.block", 0))
+    block = int(ctx.peek("ch.ability_gave.block", 0))
     if block:
-        ctx.add(f"shield.{DL}", -min(block, ctx.state.count(f"shield.{DL}")), why)
+        ctx.add(f"shield.{DL}", -min(block, ctx.count(f"shield.{DL}")), why)
         ctx.setv("ch.ability_gave.block", None)
-    swords = int(ctx.state.peek("ch.ability_gave.swords", 0))
+    swords = int(ctx.peek("ch.ability_gave.swords", 0))
     if swords:
-        left = int(ctx.state.peek(f"ch.swords.{DL}", 0)) - swords
+        left = int(ctx.peek(f"ch.swords.{DL}", 0)) - swords
         ctx.setv(f"ch.swords.{DL}", max(0, left))
         ctx.setv("ch.ability_gave.swords", None)
     if was_on or len(kept) != len(mods) or block or swords:

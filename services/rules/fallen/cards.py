@@ -10,6 +10,7 @@ so ``card``/``catalog`` answer from the game's own data.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cache, cached_property
@@ -93,9 +94,10 @@ def data_file(version: int, name: str) -> Path:
     return CARD_DIR / f"{name}.yaml"
 
 
-def data_version() -> int:
-    """Return the card-data version active now (the game's own inside the engine)."""
-    return _ACTIVE.get()
+# data_version() returns the card-data version active now (the game's own inside the
+# engine): the context variable's own getter, with no Python frame per call (the rules ask
+# about two thousand times per game)
+data_version: Callable[[], int] = _ACTIVE.get
 
 
 def since(version: int) -> bool:
@@ -174,9 +176,16 @@ def catalog_of(version: int) -> Catalog:
     )
 
 
+_CARDS: dict[int, dict[str, Card]] = {}  # version -> its catalog's cards, once loaded
+
+
 def card(card_id: str) -> Card:
     """Return one card's data (from the active data version)."""
-    return catalog_of(_ACTIVE.get()).cards[card_id]
+    version = _ACTIVE.get()
+    cards = _CARDS.get(version)
+    if cards is None:  # the version's first card: load (or find) its catalog
+        cards = _CARDS[version] = catalog_of(version).cards
+    return cards[card_id]
 
 
 def name_of(card_id: str) -> str:

@@ -38,11 +38,11 @@ def _challenge(ctx: Ctx, a: Args) -> None:
     )
     reward = a.get("reward")
     steps: list[tuple[str, Args]] = []
-    if reward and decks.dealt(ctx.state):  # the deck service moves the two cards, unseen
+    if reward and decks.dealt(ctx):  # the deck service moves the two cards, unseen
         steps.append(decks.move(f"{reward}.deck", "reward.face_down", 2))
     elif reward:
         deck = f"{reward}.deck"
-        for cid in ctx.state.zone(deck)[:2]:
+        for cid in ctx.zone(deck)[:2]:
             ctx.move(cid, deck, "reward.face_down")
     steps += [("fb_effects", {})] if final else []
     if a.get("wound"):
@@ -139,7 +139,7 @@ def _initial_rolled(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
 
 @task("judge")
 def _judge(ctx: Ctx, a: Args) -> None:
-    hero, dl = dv.swords(ctx.state, HERO), dv.swords(ctx.state, DL)
+    hero, dl = dv.swords(ctx, HERO), dv.swords(ctx, DL)
     winner = HERO if hero > dl else DL
     ctx.setv("ch.winner", winner)
     ctx.note("challenge_result", hero_swords=hero, dl_swords=dl, winner=winner)
@@ -147,24 +147,24 @@ def _judge(ctx: Ctx, a: Args) -> None:
 
 @task("result_abilities")
 def _result_abilities(ctx: Ctx, a: Args) -> None:
-    winner = ctx.state.peek("ch.winner")
+    winner = ctx.peek("ch.winner")
     ctx.push(
         ("fire", {"event": "win", "seat": winner}),
         ("fire", {"event": "lose", "seat": other(winner)}),
     )
-    ability = dv.active_ability(ctx.state)
+    ability = dv.active_ability(ctx)
     if ability and ability.get("when") == ("win" if winner == DL else "lose"):
-        run_effects(ctx, DL, list(ability.get("effects", ())), ctx.state.peek("ch.creature"))
+        run_effects(ctx, DL, list(ability.get("effects", ())), ctx.peek("ch.creature"))
 
 
 @task("winner_xp")
 def _winner_xp(ctx: Ctx, a: Args) -> None:
-    ctx.add(f"xp.{ctx.state.peek('ch.winner')}", 1, "won challenge")
+    ctx.add(f"xp.{ctx.peek('ch.winner')}", 1, "won challenge")
 
 
 @task("challenge_end")
 def _challenge_end(ctx: Ctx, a: Args) -> None:
-    for t in ctx.state.zone("reward.tokens"):
+    for t in ctx.zone("reward.tokens"):
         ctx.move(t, "reward.tokens", "reward.discard")
     for seat in (HERO, DL):
         ctx.set_to(f"shield.{seat}", 0, "challenge over")

@@ -16,7 +16,7 @@ from services.rules.fallen.wounds import kill
 @task("refresh_check")
 def _refresh_check(ctx: Ctx, a: Args) -> None:
     """Refresh every Creature when all Creatures in play are exhausted."""
-    live = [dv.creature_in(ctx.state, s) for s in dv.live_slots(ctx.state)]
+    live = [dv.creature_in(ctx, s) for s in dv.live_slots(ctx)]
     if live and all(c in ctx.state.exhausted for c in live):
         for cid in live:
             if cid:
@@ -45,14 +45,14 @@ def _ask_activate(ctx: Ctx, a: Args) -> None:
 @answer("activate")
 def _activated(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
     slot = int(args["slot"])
-    cid = dv.creature_in(ctx.state, slot)
+    cid = dv.creature_in(ctx, slot)
     assert cid is not None
     if since(FIXED_IN):
         _activate(ctx, slot, cid)
         return
     exhaust_creature(ctx, slot)
     c = card(cid)
-    attr = ctx.state.peek("ch.attribute")
+    attr = ctx.peek("ch.attribute")
     matches = attr in c.get("icons", ())
     ctx.setv("ch.slot", slot)
     ctx.setv("ch.creature", cid)
@@ -67,7 +67,7 @@ def _activated(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
 def _activate(ctx: Ctx, slot: int, cid: str) -> None:
     """Activate a Creature: its ability waits until the "when exhausted" window has closed,
     so a kill or a cancel played there pre-empts it (Creature Abilities)."""
-    matches = ctx.state.peek("ch.attribute") in card(cid).get("icons", ())
+    matches = ctx.peek("ch.attribute") in card(cid).get("icons", ())
     ctx.setv("ch.slot", slot)
     ctx.setv("ch.creature", cid)
     ctx.setv("ch.ability", matches)
@@ -83,8 +83,8 @@ def _activation_ability(ctx: Ctx, a: Args) -> None:
     ability = card(a["creature"]).get("ability", {})
     if ability.get("when") != "activate":
         return
-    if dv.creature_in(ctx.state, a["slot"]) != a["creature"] or not ctx.state.peek("ch.ability"):
-        if ctx.state.peek("ch.attribute") in card(a["creature"]).get("icons", ()):
+    if dv.creature_in(ctx, a["slot"]) != a["creature"] or not ctx.peek("ch.ability"):
+        if ctx.peek("ch.attribute") in card(a["creature"]).get("icons", ()):
             ctx.note("creature_ability_skipped", creature=a["creature"])
         return
     run_effects(ctx, DL, list(ability.get("effects", ())), a["creature"])
@@ -96,7 +96,7 @@ def exhaust_creature(ctx: Ctx, slot: int) -> None:
     Queued behind whatever runs "as soon as the Creature is exhausted" (its own ability);
     the Dungeon Lord has priority first (Playing Power Cards: he decides conflicts).
     """
-    cid = dv.creature_in(ctx.state, slot)
+    cid = dv.creature_in(ctx, slot)
     if cid is None or cid in ctx.state.exhausted:
         return
     ctx.exhaust(cid)
@@ -109,11 +109,11 @@ def exhaust_creature(ctx: Ctx, slot: int) -> None:
 
 def _draw_creature(ctx: Ctx, level: int, slot: int, exhausted: bool) -> None:
     deck = f"creature.{level}.deck"
-    if decks.dealt(ctx.state):  # the deck service deals it: the rest of the task waits
+    if decks.dealt(ctx):  # the deck service deals it: the rest of the task waits
         then = ("creature_drawn", {"slot": slot, "exhausted": exhausted})
         ctx.push(decks.draw(deck, f"slot.{slot}", 1, then))
         return
-    top = ctx.state.zone(deck)
+    top = ctx.zone(deck)
     if not top:
         return
     ctx.move(top[0], deck, f"slot.{slot}")
@@ -131,15 +131,15 @@ def _creature_drawn(ctx: Ctx, a: Args) -> None:
 @task("replace_dead")
 def _replace_dead(ctx: Ctx, a: Args) -> None:
     """Put killed Creatures under their level's deck and draw replacements (exhausted)."""
-    if decks.dealt(ctx.state):  # one replacement at a time: each draw waits for the deck service
-        dead = [(slot, cid) for slot in dv.SLOTS for cid in ctx.state.zone(f"dead.{slot}")]
+    if decks.dealt(ctx):  # one replacement at a time: each draw waits for the deck service
+        dead = [(slot, cid) for slot in dv.SLOTS for cid in ctx.zone(f"dead.{slot}")]
         if dead:  # the replacement is dealt first, so the killed one is not drawn back
             slot, cid = dead[0]
             ctx.push(("bury", {"slot": slot, "card": cid}), ("replace_dead", {}))
             _draw_creature(ctx, int(card(cid)["level"]), slot, True)
         return
     for slot in dv.SLOTS:
-        for cid in ctx.state.zone(f"dead.{slot}"):
+        for cid in ctx.zone(f"dead.{slot}"):
             level = int(card(cid)["level"])
             ctx.exhaust(cid, False)
             ctx.move(cid, f"dead.{slot}", f"creature.{level}.deck", bottom=True)
@@ -184,11 +184,11 @@ def _upgraded(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
     if kind == "done":
         return
     slot = int(args["slot"])
-    cid = dv.creature_in(ctx.state, slot)
+    cid = dv.creature_in(ctx, slot)
     assert cid is not None
     level = int(card(cid)["level"])
     ctx.add(f"xp.{DL}", -(level + 1), "upgrade")
-    if ctx.state.count(f"wounds.slot.{slot}"):
+    if ctx.count(f"wounds.slot.{slot}"):
         ctx.set_to(f"wounds.slot.{slot}", 0, "upgraded")
         ctx.add(f"xp.{HERO}", 1, "wounded creature upgraded")
     was_exhausted = cid in ctx.state.exhausted
@@ -226,12 +226,12 @@ def _pick_creature(ctx: Ctx, a: Args) -> None:
 @answer("pick_creature")
 def _picked_creature(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
     slot, then, n = int(args["slot"]), data["then"], int(data["n"])
-    cid = dv.creature_in(ctx.state, slot)
+    cid = dv.creature_in(ctx, slot)
     assert cid is not None
     if then == "wound":
         ctx.push(("wound", {"side": DL, "n": n, "slot": slot}))
     elif then == "heal":
-        ctx.add(f"wounds.slot.{slot}", -min(n, ctx.state.count(f"wounds.slot.{slot}")), "heal")
+        ctx.add(f"wounds.slot.{slot}", -min(n, ctx.count(f"wounds.slot.{slot}")), "heal")
     elif then == "refresh":
         ctx.exhaust(cid, False)
     elif then == "exhaust":

@@ -18,20 +18,20 @@ from __future__ import annotations
 from typing import Any
 
 from services.rules.fallen.flow import Args, Ctx, task
-from services.rules.fallen.state import SEATS, State, zone_public, zone_seen_by
+from services.rules.fallen.state import SEATS, zone_public, zone_seen_by
 from services.rules.kernel.api import PUBLIC, ChanceRequest
-from services.rules.kernel.state import deck_key
+from services.rules.kernel.state import Reads, deck_key
 
 MODE_VAR = "decks"
 SERVICE = "service"
 
 
-def dealt(state: State) -> bool:
+def dealt(state: Reads) -> bool:
     """Return True when the deck service deals this game's face-down decks."""
-    return state.vars.get(MODE_VAR) == SERVICE
+    return bool(state.peek(MODE_VAR) == SERVICE)
 
 
-def size(state: State, deck: str) -> int:
+def size(state: Reads, deck: str) -> int:
     """Return how many cards a face-down deck holds (in the deck service plus put under)."""
     return state.count(deck_key(deck)) + len(state.zone(deck))
 
@@ -88,14 +88,14 @@ def _formed(ctx: Ctx, a: Args) -> None:
 @task("deck.draw")
 def _draw(ctx: Ctx, a: Args) -> None:
     deck, to, n = a["deck"], a["to"], int(a["n"])
-    held = ctx.state.count(deck_key(deck))
+    held = ctx.count(deck_key(deck))
     if held:
         req = ChanceRequest(
             "deck_draw", f"draw {deck}", deck=deck, count=min(n, held), visible_to=receivers(to)
         )
         ctx.deal(req, "deck.dealt", into=to, then=a.get("then"), more=max(0, n - held))
         return
-    cards = list(ctx.state.zone(deck)[:n])  # the cards put under it, in the order put
+    cards = list(ctx.zone(deck)[:n])  # the cards put under it, in the order put
     for cid in cards:
         ctx.move(cid, deck, to)
     _then(ctx, a.get("then"), cards)
@@ -116,14 +116,14 @@ def _dealt(ctx: Ctx, a: Args) -> None:
         ctx.emit("hidden_card_moved", {"from": deck, "to": to, "count": len(cards)})
     more = int(a.get("more", 0))
     _then(ctx, a.get("then"), cards)
-    if more and ctx.state.zone(deck):  # the deck service ran out: the cards put under it
+    if more and ctx.zone(deck):  # the deck service ran out: the cards put under it
         ctx.push(("deck.draw", {"deck": deck, "to": to, "n": more, "then": None}))
 
 
 @task("deck.move")
 def _move(ctx: Ctx, a: Args) -> None:
     deck, to = a["deck"], a["to"]
-    n = min(int(a["n"]), ctx.state.count(deck_key(deck)))
+    n = min(int(a["n"]), ctx.count(deck_key(deck)))
     if n <= 0:
         return
     req = ChanceRequest(
@@ -136,4 +136,4 @@ def _move(ctx: Ctx, a: Args) -> None:
 def _moved(ctx: Ctx, a: Args) -> None:
     to, n = a["to"], int(a["n"])
     ctx.emit("deck_changed", {"deck": a["deck"], "count": int(a["size"])})
-    ctx.emit("deck_changed", {"deck": to, "count": ctx.state.count(deck_key(to)) + n})
+    ctx.emit("deck_changed", {"deck": to, "count": ctx.count(deck_key(to)) + n})

@@ -7,7 +7,8 @@ from functools import cache
 from typing import Any
 
 from services.rules.fallen.cards import card, catalog_of, data_version
-from services.rules.fallen.state import DL, HERO, State, other
+from services.rules.fallen.state import DL, HERO, other
+from services.rules.kernel.state import Reads
 
 SWORDS = {"sword": 1, "two_swords": 2, "sword_symbol": 1}
 COLOUR_SYMBOL = {
@@ -44,23 +45,23 @@ def face_symbol(colour: str, face: str) -> str | None:
 
 
 # --- seats and characters ----------------------------------------------------
-def character(state: State, seat: str) -> dict[str, Any]:
+def character(state: Reads, seat: str) -> dict[str, Any]:
     """Return the seat's character card."""
     return card(state.peek(f"char.{seat}"))
 
 
-def is_light(state: State) -> bool:
+def is_light(state: Reads) -> bool:
     """Return True when the Shadow Track is in the Light."""
     return state.count("shadow") <= 2
 
 
-def in_challenge(state: State) -> bool:
+def in_challenge(state: Reads) -> bool:
     """Return True while a challenge is being resolved."""
     return state.peek("ch.attribute") is not None
 
 
 # --- modifiers -----------------------------------------------------------------
-def _card_sources(state: State) -> Iterator[tuple[str, dict[str, Any]]]:
+def _card_sources(state: Reads) -> Iterator[tuple[str, dict[str, Any]]]:
     for cid in state.zone("hero.skills") + state.zone("hero.equipment"):
         yield HERO, card(cid)
     for cid in state.zone("crit.hero"):
@@ -77,7 +78,7 @@ _LAST: list[Any] = [None, (), None, None, None, None]
 _CH_VARS = ("ch.slot", "ch.ability", "ch.creature", "ch.mods")
 
 
-def _sources_key(state: State) -> tuple[Any, ...]:
+def _sources_key(state: Reads) -> tuple[Any, ...]:
     """Return everything the sources depend on; unchanged parts are the same objects from
     state to state (zones and vars are shared, never edited), so comparing is cheap."""
     zone, var = state.zones.get, state.vars.get  # plain reads: None for an empty zone
@@ -99,7 +100,7 @@ def _sources_key(state: State) -> tuple[Any, ...]:
     return (*key, zone(f"augment.{slot}"), zone(f"curse.{slot}"), zone(f"slot.{slot}"))
 
 
-def sources(state: State) -> tuple[tuple[str, dict[str, Any]], ...]:
+def sources(state: Reads) -> tuple[tuple[str, dict[str, Any]], ...]:
     """Return (owner, data) for every card whose passive mods and triggers apply now.
 
     Rules ask many times per decision while computing options and modifiers, and most
@@ -126,7 +127,7 @@ def sources(state: State) -> tuple[tuple[str, dict[str, Any]], ...]:
     return found
 
 
-def _sources(state: State) -> Iterator[tuple[str, dict[str, Any]]]:
+def _sources(state: Reads) -> Iterator[tuple[str, dict[str, Any]]]:
     yield from _card_sources(state)
     slot = state.peek("ch.slot")
     if slot is not None:
@@ -177,7 +178,7 @@ def index_triggers(found: tuple[tuple[str, dict[str, Any]], ...]) -> dict[str, t
 _INDEX: list[Any] = [None, {}, {}]
 
 
-def _indexes(state: State) -> list[Any]:
+def _indexes(state: Reads) -> list[Any]:
     """Return [sources, modifiers by name, triggers by event] for the sources that apply now;
     rebuilt only when `sources` returns another tuple (the same object while its inputs are
     unchanged)."""
@@ -187,19 +188,19 @@ def _indexes(state: State) -> list[Any]:
     return _INDEX
 
 
-def mods_of(state: State, name: str) -> tuple[Mod, ...]:
+def mods_of(state: Reads, name: str) -> tuple[Mod, ...]:
     """Return the modifiers of one name from the sources that apply now, in source order."""
     found: tuple[Mod, ...] = _indexes(state)[1].get(name, ())
     return found
 
 
-def triggers_of(state: State, event: str) -> tuple[Trigger, ...]:
+def triggers_of(state: Reads, event: str) -> tuple[Trigger, ...]:
     """Return the triggers of one event from the sources that apply now, in source order."""
     found: tuple[Trigger, ...] = _indexes(state)[2].get(event, ())
     return found
 
 
-def mod_total(state: State, seat: str, name: str, attribute: str | None = None) -> int:
+def mod_total(state: Reads, seat: str, name: str, attribute: str | None = None) -> int:
     """Return the sum of a numeric modifier that applies to a seat."""
     total = 0
     for whom, want, m in mods_of(state, name):
@@ -208,7 +209,7 @@ def mod_total(state: State, seat: str, name: str, attribute: str | None = None) 
     return total
 
 
-def mod_dice(state: State, seat: str, name: str, attribute: str | None) -> list[str]:
+def mod_dice(state: Reads, seat: str, name: str, attribute: str | None) -> list[str]:
     """Return the dice colours granted to a seat by modifiers of one name."""
     dice: list[str] = []
     for whom, want, m in mods_of(state, name):
@@ -217,24 +218,24 @@ def mod_dice(state: State, seat: str, name: str, attribute: str | None) -> list[
     return dice
 
 
-def fortune_limit(state: State, seat: str) -> int:
+def fortune_limit(state: Reads, seat: str) -> int:
     """Return how much Fortune a seat may spend on dice in one challenge."""
     base = int(character(state, seat)["fortune_limit"])
     return max(0, base + mod_total(state, seat, "fortune_limit"))
 
 
-def hand_size(state: State, seat: str) -> int:
+def hand_size(state: Reads, seat: str) -> int:
     """Return a seat's hand size."""
     return max(1, int(character(state, seat)["hand_size"]) + mod_total(state, seat, "hand_size"))
 
 
-def charge_slots(state: State, seat: str) -> int:
+def charge_slots(state: Reads, seat: str) -> int:
     """Return how many Charges fill a seat's Ultimate ability."""
     base = int(character(state, seat)["charge_slots"])
     return max(1, base + mod_total(state, seat, "charge_slots"))
 
 
-def armor_card(state: State) -> str | None:
+def armor_card(state: Reads) -> str | None:
     """Return the hero's Armor card in play, if any."""
     for cid in state.zone("hero.equipment"):
         if card(cid)["slot"] == "armor":
@@ -242,19 +243,19 @@ def armor_card(state: State) -> str | None:
     return None
 
 
-def armor_rating(state: State) -> int:
+def armor_rating(state: Reads) -> int:
     """Return the hero's armor rating (at least 1)."""
     arm = armor_card(state)
     base = int(card(arm).get("armor", 8)) if arm else 8
     return max(1, base + mod_total(state, HERO, "armor"))
 
 
-def power_cost(state: State, seat: str, cid: str) -> int:
+def power_cost(state: Reads, seat: str, cid: str) -> int:
     """Return the Fortune a seat pays to play a card now (Light or Dark cost)."""
     return card_cost(state, seat, card(cid))
 
 
-def card_cost(state: State, seat: str, c: dict[str, Any]) -> int:
+def card_cost(state: Reads, seat: str, c: dict[str, Any]) -> int:
     """Return the Fortune a seat pays to play a card (its data) now."""
     if c["type"] != "power":
         return 0
@@ -267,25 +268,30 @@ def card_cost(state: State, seat: str, c: dict[str, Any]) -> int:
 
 
 # --- creatures -----------------------------------------------------------------
-def creature_in(state: State, slot: int) -> str | None:
+_SLOT_ZONES = tuple((s, f"slot.{s}") for s in SLOTS)
+_SLOT_NAMES = dict(_SLOT_ZONES)  # slot -> its zone, without formatting the name each time
+
+
+def creature_in(state: Reads, slot: int) -> str | None:
     """Return the live Creature in a slot (None if empty or killed)."""
-    cards = state.zone(f"slot.{slot}")
+    cards = state.zone(_SLOT_NAMES.get(slot) or f"slot.{slot}")
     return cards[0] if cards else None
 
 
-def live_slots(state: State) -> list[int]:
-    """Return the slots holding a live Creature."""
-    return [s for s in SLOTS if creature_in(state, s) is not None]
+def live_slots(state: Reads) -> list[int]:
+    """Return the slots holding a live Creature (creature_in of each, one read each)."""
+    zones = state.zones
+    return [s for s, zone in _SLOT_ZONES if zones.get(zone)]
 
 
-def slot_bound(state: State, slot: int) -> Iterator[dict[str, Any]]:
+def slot_bound(state: Reads, slot: int) -> Iterator[dict[str, Any]]:
     """Yield the cards bound to a Creature slot: Augments, then the Hero's Curses."""
     for zone in (f"augment.{slot}", f"curse.{slot}"):
         for cid in state.zone(zone):
             yield card(cid)
 
 
-def creature_armor(state: State, slot: int) -> int:
+def creature_armor(state: Reads, slot: int) -> int:
     """Return the armor rating of the Creature in a slot, with Augments and Curses."""
     cid = creature_in(state, slot)
     base = int(card(cid)["armor"]) if cid else 0
@@ -296,7 +302,7 @@ def creature_armor(state: State, slot: int) -> int:
     return max(1, base)
 
 
-def active_ability(state: State) -> dict[str, Any] | None:
+def active_ability(state: Reads) -> dict[str, Any] | None:
     """Return the active Creature's ability if it applies this challenge."""
     if not state.peek("ch.ability", False):
         return None
@@ -307,7 +313,7 @@ def active_ability(state: State) -> dict[str, Any] | None:
     return card(cid).get("ability")
 
 
-def slot_dice(state: State, slot: int) -> list[str]:
+def slot_dice(state: Reads, slot: int) -> list[str]:
     """Return the dice the cards bound to a slot add to the Creature there."""
     dice: list[str] = []
     for c in slot_bound(state, slot):
@@ -323,13 +329,13 @@ def adjacent(slot: int) -> list[int]:
 
 
 # --- dice in a challenge ---------------------------------------------------------
-def dice_of(state: State, seat: str) -> list[list[Any]]:
+def dice_of(state: Reads, seat: str) -> list[list[Any]]:
     """Return a seat's dice this challenge as [colour, face, cancelled, resolved]: a new
     list whose dice are shared with the state (replace a die, never edit one in place)."""
     return list(state.peek(f"ch.dice.{seat}", ()))
 
 
-def swords(state: State, seat: str) -> int:
+def swords(state: Reads, seat: str) -> int:
     """Return a seat's sword total this challenge."""
     total = sum(face_swords(d[1]) for d in dice_of(state, seat) if not d[2])
     total += int(state.peek(f"ch.swords.{seat}", 0))

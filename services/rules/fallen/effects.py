@@ -88,9 +88,9 @@ def _effect(ctx: Ctx, a: Args) -> None:
         run_effects(ctx, seat, branch, a["src"])
         return
     ((name, arg),) = eff.items()
-    gathering = ctx.state.peek(f"ch.gather.{seat}") is not None
+    gathering = ctx.peek(f"ch.gather.{seat}") is not None
     if gathering and name != "add_dice":
-        deferred = ctx.state.peek(f"ch.deferred.{seat}", [])
+        deferred = ctx.peek(f"ch.deferred.{seat}", [])
         ctx.setv(f"ch.deferred.{seat}", [*deferred, a])
         return
     OPS[name](ctx, seat, arg, a["src"])
@@ -99,7 +99,7 @@ def _effect(ctx: Ctx, a: Args) -> None:
 @task("run_deferred")
 def _run_deferred(ctx: Ctx, a: Args) -> None:
     """Run effects held back while an initial roll was being gathered."""
-    deferred = ctx.state.peek(f"ch.deferred.{a['seat']}", [])
+    deferred = ctx.peek(f"ch.deferred.{a['seat']}", [])
     ctx.setv(f"ch.deferred.{a['seat']}", None)
     ctx.push(*[("effect", d) for d in deferred])
 
@@ -111,27 +111,27 @@ def _n(arg: Any) -> int:
 # --- resources -----------------------------------------------------------------
 @op("gain_fortune")
 def _gain_fortune(ctx: Ctx, seat: str, arg: Any, src: str) -> None:
-    key = "bonus_fortune" if ctx.state.peek("between_stages") else "fortune"
+    key = "bonus_fortune" if ctx.peek("between_stages") else "fortune"
     ctx.add(f"{key}.{seat}", _n(arg), "gain")
 
 
 @op("lose_fortune")
 def _lose_fortune(ctx: Ctx, seat: str, arg: Any, src: str) -> None:
     opp = other(seat)
-    ctx.add(f"fortune.{opp}", -min(_n(arg), ctx.state.count(f"fortune.{opp}")), "lose")
+    ctx.add(f"fortune.{opp}", -min(_n(arg), ctx.count(f"fortune.{opp}")), "lose")
 
 
 @op("steal_fortune")
 def _steal_fortune(ctx: Ctx, seat: str, arg: Any, src: str) -> None:
     n, opp = _n(arg), other(seat)
-    if ctx.state.count(f"fortune.{opp}") >= n:
+    if ctx.count(f"fortune.{opp}") >= n:
         ctx.add(f"fortune.{opp}", -n, "stolen")
         ctx.add(f"fortune.{seat}", n, "steal")
 
 
 def gain_charges(ctx: Ctx, seat: str, n: int) -> None:
     """Gain Charges up to the empty slots (extra Charges are lost)."""
-    room = dv.charge_slots(ctx.state, seat) - ctx.state.count(f"charges.{seat}")
+    room = dv.charge_slots(ctx, seat) - ctx.count(f"charges.{seat}")
     ctx.add(f"charges.{seat}", max(0, min(n, room)), "charge")
 
 
@@ -143,13 +143,13 @@ def _gain_charge(ctx: Ctx, seat: str, arg: Any, src: str) -> None:
 @op("lose_charge")
 def _lose_charge(ctx: Ctx, seat: str, arg: Any, src: str) -> None:
     opp = other(seat)
-    ctx.add(f"charges.{opp}", -min(_n(arg), ctx.state.count(f"charges.{opp}")), "drain")
+    ctx.add(f"charges.{opp}", -min(_n(arg), ctx.count(f"charges.{opp}")), "drain")
 
 
 @op("steal_charge")
 def _steal_charge(ctx: Ctx, seat: str, arg: Any, src: str) -> None:
     n, opp = _n(arg), other(seat)
-    if ctx.state.count(f"charges.{opp}") >= n:
+    if ctx.count(f"charges.{opp}") >= n:
         ctx.add(f"charges.{opp}", -n, "stolen")
         gain_charges(ctx, seat, n)
 
@@ -162,7 +162,7 @@ def _gain_xp(ctx: Ctx, seat: str, arg: Any, src: str) -> None:
 @op("steal_xp")
 def _steal_xp(ctx: Ctx, seat: str, arg: Any, src: str) -> None:
     n, opp = _n(arg), other(seat)
-    if ctx.state.count(f"xp.{opp}") >= n:
+    if ctx.count(f"xp.{opp}") >= n:
         ctx.add(f"xp.{opp}", -n, "stolen")
         ctx.add(f"xp.{seat}", n, "steal")
 
@@ -170,9 +170,9 @@ def _steal_xp(ctx: Ctx, seat: str, arg: Any, src: str) -> None:
 # --- dice -----------------------------------------------------------------------
 @op("add_dice")
 def _add_dice(ctx: Ctx, seat: str, arg: Any, src: str) -> None:
-    if not dv.in_challenge(ctx.state):
+    if not dv.in_challenge(ctx):
         return
-    gather = ctx.state.peek(f"ch.gather.{seat}")
+    gather = ctx.peek(f"ch.gather.{seat}")
     if gather is not None:
         ctx.setv(f"ch.gather.{seat}", [*gather, *arg])
     else:
@@ -181,8 +181,8 @@ def _add_dice(ctx: Ctx, seat: str, arg: Any, src: str) -> None:
 
 @op("add_swords")
 def _add_swords(ctx: Ctx, seat: str, arg: Any, src: str) -> None:
-    if dv.in_challenge(ctx.state):
-        ctx.setv(f"ch.swords.{seat}", int(ctx.state.peek(f"ch.swords.{seat}", 0)) + _n(arg))
+    if dv.in_challenge(ctx):
+        ctx.setv(f"ch.swords.{seat}", int(ctx.peek(f"ch.swords.{seat}", 0)) + _n(arg))
         if from_ability(ctx, src):
             record(ctx, "swords", _n(arg))
 
@@ -214,18 +214,18 @@ def _cancel_symbol(ctx: Ctx, seat: str, arg: Any, src: str) -> None:
     stands ready, like a block, and meets the symbols as they are gained; a Charge/Wound
     face counts as the symbol chosen for it (codex, Crystalline Orb).
     """
-    if not dv.in_challenge(ctx.state):
+    if not dv.in_challenge(ctx):
         return
     spec = arg if isinstance(arg, dict) else {"n": arg}
     whose = seat if spec.get("whose", "opponent") == "self" else other(seat)
     symbol = spec.get("symbol", "any")
-    wards = ctx.state.peek(f"ch.symbol_ward.{whose}", [])
+    wards = ctx.peek(f"ch.symbol_ward.{whose}", [])
     ctx.setv(f"ch.symbol_ward.{whose}", [*wards, {"symbol": symbol, "n": _n(arg)}])
 
 
 @task("pick_die")
 def _pick_die(ctx: Ctx, a: Args) -> None:
-    dice = dv.dice_of(ctx.state, a["whose"])
+    dice = dv.dice_of(ctx, a["whose"])
     live = [i for i, d in enumerate(dice) if not d[2]]
     if a["left"] <= 0 or not live:
         return
@@ -252,7 +252,7 @@ def _picked_die(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
         {"seat": data["who"], "whose": data["whose"], "left": data["left"] - 1, "do": data["do"]},
     )
     if kind == "cancel":
-        dice = dv.dice_of(ctx.state, data["whose"])
+        dice = dv.dice_of(ctx, data["whose"])
         dice[args["die"]] = [*dice[args["die"]][:2], True, dice[args["die"]][3]]
         ctx.setv(f"ch.dice.{data['whose']}", dice)
         ctx.note("die_cancelled", seat=data["whose"], die=args["die"])
@@ -271,15 +271,15 @@ def _deal_wound(ctx: Ctx, seat: str, arg: Any, src: str) -> None:
     if target == "hero":
         ctx.push(("wound", {"side": HERO, "n": n}))
     elif target == "creature_active":
-        ctx.push(("wound", {"side": DL, "n": n, "slot": ctx.state.peek("ch.slot")}))
+        ctx.push(("wound", {"side": DL, "n": n, "slot": ctx.peek("ch.slot")}))
     elif target == "creature":
         ctx.push(("pick_creature", {"seat": seat, "then": "wound", "n": n}))
     elif target == "exhausted":
-        slot = ctx.state.peek("ch.exhausted_slot")
+        slot = ctx.peek("ch.exhausted_slot")
         if slot is not None:
             ctx.push(("wound", {"side": DL, "n": n, "slot": slot}))
     elif target == "adjacent":
-        slot = ctx.state.peek("ch.slot")
+        slot = ctx.peek("ch.slot")
         for s in dv.adjacent(slot) if slot is not None else []:
             ctx.push(("wound", {"side": DL, "n": n, "slot": s}))
     else:
@@ -290,7 +290,7 @@ def _deal_wound(ctx: Ctx, seat: str, arg: Any, src: str) -> None:
 def _heal(ctx: Ctx, seat: str, arg: Any, src: str) -> None:
     n = _n(arg)
     if seat == HERO:
-        ctx.add("wounds.hero", -min(n, ctx.state.count("wounds.hero")), "heal")
+        ctx.add("wounds.hero", -min(n, ctx.count("wounds.hero")), "heal")
     else:
         ctx.push(("pick_creature", {"seat": DL, "then": "heal", "n": n}))
 
@@ -301,7 +301,7 @@ def _block(ctx: Ctx, seat: str, arg: Any, src: str) -> None:
     (data 2+, "A number of Wound tokens are canceled equal to the amount of the block");
     otherwise ("this challenge") a shield standing until the challenge ends (register #5)."""
     n = _n(arg)
-    if since(FIXED_IN) and ctx.state.peek("dealing") == seat:
+    if since(FIXED_IN) and ctx.peek("dealing") == seat:
         ctx.add(f"parry.{seat}", n, "block")
         return
     ctx.add(f"shield.{seat}", n, "block")
@@ -358,7 +358,7 @@ def _deny_reward(ctx: Ctx, seat: str, arg: Any, src: str) -> None:
 # --- cards in play ----------------------------------------------------------------------
 @op("refresh_equipment")
 def _refresh_equipment(ctx: Ctx, seat: str, arg: Any, src: str) -> None:
-    for cid in ctx.state.zone("hero.equipment"):
+    for cid in ctx.zone("hero.equipment"):
         ctx.exhaust(cid, False)
 
 
@@ -374,9 +374,9 @@ def _exhaust_creature(ctx: Ctx, seat: str, arg: Any, src: str) -> None:
 
 @op("cancel_ability")
 def _cancel_ability(ctx: Ctx, seat: str, arg: Any, src: str) -> None:
-    if ctx.state.peek("ch.ability"):
+    if ctx.peek("ch.ability"):
         ctx.setv("ch.ability", False)
-        ctx.note("ability_cancelled", slot=ctx.state.peek("ch.slot"))
+        ctx.note("ability_cancelled", slot=ctx.peek("ch.slot"))
         end_ability(ctx, "cancelled")
 
 
@@ -397,11 +397,11 @@ def _bind(ctx: Ctx, seat: str, arg: Any, src: str) -> None:
 
 @op("mod")
 def _mod(ctx: Ctx, seat: str, arg: Any, src: str) -> None:
-    if not dv.in_challenge(ctx.state):
+    if not dv.in_challenge(ctx):
         return
     who = arg.get("seat", "self")
     whom = seat if who == "self" else other(seat) if who == "opponent" else who
-    mods = ctx.state.peek("ch.mods", [])
+    mods = ctx.peek("ch.mods", [])
     mod = dict(arg, seat=whom, src=src) if from_ability(ctx, src) else dict(arg, seat=whom)
     ctx.setv("ch.mods", [*mods, mod])
 

@@ -135,20 +135,20 @@ class FallenRules(KernelRules):
         """Decide with the game's own card-data version."""
         version = int(state.vars.get(CARD_DATA, FIRST))  # version_of(state), on every step
         if data_version() == version:  # already active (most games use the newest data)
-            return super().step(state, command)
+            return KernelRules.step(self, state, command)  # super().step, without its proxy
         with using(version):
-            return super().step(state, command)
+            return KernelRules.step(self, state, command)
 
     def answers(self, state: State) -> list[tuple[str, Args]]:
         """List legal answers with the game's own card-data version."""
         memo = self._memo
         if memo is not None and memo[0] is state:
             return memo[1]
-        version = version_of(state)
+        version = int(state.vars.get(CARD_DATA, FIRST))  # version_of(state)
         if data_version() == version:
-            return super().answers(state)
+            return KernelRules.answers(self, state)  # super().answers, without its proxy
         with using(version):
-            return super().answers(state)
+            return KernelRules.answers(self, state)
 
     def not_your_turn(self, pending: Mapping[str, Any]) -> str:
         """Return the message refusing a seat that is not to act."""

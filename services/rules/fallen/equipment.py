@@ -20,7 +20,7 @@ def leave_play(ctx: Ctx, cid: str) -> None:
 
 @task("equip_decision")
 def _equip_decision(ctx: Ctx, a: Args) -> None:
-    if ctx.state.zone("hero.new_treasure"):
+    if ctx.zone("hero.new_treasure"):
         ctx.ask(
             HERO,
             "equip",
@@ -45,7 +45,7 @@ def _equip_options(state: State, data: Args) -> list[tuple[str, Args]]:
 
 @answer("equip")
 def _equipped(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
-    new = ctx.state.zone("hero.new_treasure")[0]
+    new = ctx.zone("hero.new_treasure")[0]
     if kind == "decline":
         ctx.move(new, "hero.new_treasure", "treasure.deck", bottom=True)
         return
@@ -59,7 +59,7 @@ def _equipped(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
 
 @task("pick_destroy")
 def _pick_destroy(ctx: Ctx, a: Args) -> None:
-    gear = [c for c in ctx.state.zone("hero.equipment") if card(c)["slot"] != "armor"]
+    gear = [c for c in ctx.zone("hero.equipment") if card(c)["slot"] != "armor"]
     if gear:
         ctx.ask(
             HERO,

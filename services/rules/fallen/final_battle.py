@@ -23,10 +23,10 @@ def _final_battle(ctx: Ctx, a: Args) -> None:
 
 @task("fb_begins")
 def _fb_begins(ctx: Ctx, a: Args) -> None:
-    if decks.dealt(ctx.state):
+    if decks.dealt(ctx):
         ctx.push(decks.draw("fb.deck", "fb.begins", 1, ("fb_begins_drawn", {})))
         return
-    cid = ctx.state.zone("fb.deck")[0]
+    cid = ctx.zone("fb.deck")[0]
     ctx.move(cid, "fb.deck", "fb.begins")
     _begins(ctx, cid)
 
@@ -45,14 +45,14 @@ def _begins(ctx: Ctx, cid: str) -> None:
 @task("fb_round")
 def _fb_round(ctx: Ctx, a: Args) -> None:
     """Draw the next Final Battle card and run its challenge."""
-    if not decks.size(ctx.state, "fb.deck"):
-        hero, dl = (len(ctx.state.zone(f"fb.won.{s}")) for s in (HERO, DL))
+    if not decks.size(ctx, "fb.deck"):
+        hero, dl = (len(ctx.zone(f"fb.won.{s}")) for s in (HERO, DL))
         conclude(ctx, HERO if hero > dl else DL, "deck exhausted")
         return
-    if decks.dealt(ctx.state):
+    if decks.dealt(ctx):
         ctx.push(decks.draw("fb.deck", "fb.current", 1, ("fb_card_drawn", {})))
         return
-    cid = ctx.state.zone("fb.deck")[0]
+    cid = ctx.zone("fb.deck")[0]
     ctx.move(cid, "fb.deck", "fb.current")
     _fb_card(ctx, cid)
 
@@ -90,7 +90,7 @@ def _fb_card(ctx: Ctx, cid: str) -> None:
 @task("fb_effects")
 def _fb_effects(ctx: Ctx, a: Args) -> None:
     """Apply the current Final Battle card's effects (for this challenge only)."""
-    for cid in ctx.state.zone("fb.current"):
+    for cid in ctx.zone("fb.current"):
         c = card(cid)
         for seat in (DL, HERO):
             run_effects(ctx, seat, list(c.get(seat, ())), cid)
@@ -98,10 +98,10 @@ def _fb_effects(ctx: Ctx, a: Args) -> None:
 
 @task("fb_claim")
 def _fb_claim(ctx: Ctx, a: Args) -> None:
-    winner = ctx.state.peek("ch.winner")
-    for cid in ctx.state.zone("fb.current"):
+    winner = ctx.peek("ch.winner")
+    for cid in ctx.zone("fb.current"):
         ctx.move(cid, "fb.current", f"fb.won.{winner}")
-    won = len(ctx.state.zone(f"fb.won.{winner}"))
+    won = len(ctx.zone(f"fb.won.{winner}"))
     ctx.note("final_battle_card_claimed", seat=winner, total=won)
     if won >= WINS_NEEDED:
         conclude(ctx, winner, "three Final Battle cards")
@@ -109,7 +109,7 @@ def _fb_claim(ctx: Ctx, a: Args) -> None:
 
 def conclude(ctx: Ctx, winner: str, reason: str) -> None:
     """End the game: turn the Begins card to its Conclusion and read the winner's text."""
-    begins = ctx.state.zone("fb.begins")
+    begins = ctx.zone("fb.begins")
     text = ""
     if begins:
         c = card(begins[0])

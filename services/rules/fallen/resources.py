@@ -13,7 +13,7 @@ from services.rules.kernel.api import NOBODY
 @task("shuffle_zone")
 def _shuffle_zone(ctx: Ctx, a: Args) -> None:
     """Ask chance to shuffle a zone (a deck) face down."""
-    n = len(ctx.state.zone(a["zone"]))
+    n = len(ctx.zone(a["zone"]))
     if n > 1:
         ctx.shuffle(n, f"shuffle {a['zone']}", "zone_shuffled", zone=a["zone"])
 
@@ -28,13 +28,13 @@ def _zone_shuffled(ctx: Ctx, a: Args) -> None:
 def _draw(ctx: Ctx, a: Args) -> None:
     seat, n = a["seat"], int(a["n"])
     deck = f"{seat}.deck"
-    if decks.dealt(ctx.state):
+    if decks.dealt(ctx):
         _draw_dealt(ctx, seat, n)
         return
     for i in range(n):
-        cards = ctx.state.zone(deck)
+        cards = ctx.zone(deck)
         if not cards:
-            discard = ctx.state.zone(f"{seat}.discard")
+            discard = ctx.zone(f"{seat}.discard")
             if discard:
                 for cid in discard:
                     ctx.move(cid, f"{seat}.discard", deck)
@@ -46,11 +46,11 @@ def _draw(ctx: Ctx, a: Args) -> None:
 def _draw_dealt(ctx: Ctx, seat: str, n: int) -> None:
     """Draw n cards from the deck service; an empty deck is formed again from the discard."""
     deck, discard = f"{seat}.deck", f"{seat}.discard"
-    have = decks.size(ctx.state, deck)
+    have = decks.size(ctx, deck)
     if n <= 0:
         return
     if not have:
-        pile = list(ctx.state.zone(discard))
+        pile = list(ctx.zone(discard))
         if pile:
             ctx.push(decks.form(deck, pile, discard), ("draw", {"seat": seat, "n": n}))
         return
@@ -62,7 +62,7 @@ def _draw_dealt(ctx: Ctx, seat: str, n: int) -> None:
 @task("hand_limit")
 def _hand_limit(ctx: Ctx, a: Args) -> None:
     seat = a["seat"]
-    over = len(ctx.state.zone(f"{seat}.hand")) - dv.hand_size(ctx.state, seat)
+    over = len(ctx.zone(f"{seat}.hand")) - dv.hand_size(ctx, seat)
     if over > 0:
         ctx.ask(
             seat, "discard", "discard", f"discard down to your hand size ({over} to go)", who=seat
@@ -91,7 +91,7 @@ def _discarded(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
 @task("steal_card")
 def _steal_card(ctx: Ctx, a: Args) -> None:
     victim = DL if a["seat"] == HERO else HERO
-    n = len(ctx.state.zone(f"{victim}.hand"))
+    n = len(ctx.zone(f"{victim}.hand"))
     if n:
         ctx.shuffle(n, "steal a random card", "card_stolen", thief=a["seat"], victim=victim)
 
@@ -99,7 +99,7 @@ def _steal_card(ctx: Ctx, a: Args) -> None:
 @task("card_stolen")
 def _card_stolen(ctx: Ctx, a: Args) -> None:
     thief, victim = a["thief"], a["victim"]
-    cid = ctx.state.zone(f"{victim}.hand")[a["order"][0]]
+    cid = ctx.zone(f"{victim}.hand")[a["order"][0]]
     if card(cid)["type"] == "omen" and thief == HERO:
         ctx.move(cid, f"{victim}.hand", "omen.deck", bottom=True)
     else:
@@ -108,7 +108,7 @@ def _card_stolen(ctx: Ctx, a: Args) -> None:
 
 @task("discard_random")
 def _discard_random(ctx: Ctx, a: Args) -> None:
-    n = len(ctx.state.zone(f"{a['seat']}.hand"))
+    n = len(ctx.zone(f"{a['seat']}.hand"))
     if n:
         ctx.shuffle(n, "discard a random card", "random_discarded", victim=a["seat"])
 
@@ -116,12 +116,12 @@ def _discard_random(ctx: Ctx, a: Args) -> None:
 @task("random_discarded")
 def _random_discarded(ctx: Ctx, a: Args) -> None:
     victim = a["victim"]
-    discard_from_hand(ctx, victim, ctx.state.zone(f"{victim}.hand")[a["order"][0]])
+    discard_from_hand(ctx, victim, ctx.zone(f"{victim}.hand")[a["order"][0]])
 
 
 def gain_fortune(ctx: Ctx, seat: str, n: int) -> None:
     """Gain Fortune (held over as bonus when gained between stages)."""
-    key = "bonus_fortune" if ctx.state.peek("between_stages") else "fortune"
+    key = "bonus_fortune" if ctx.peek("between_stages") else "fortune"
     ctx.add(f"{key}.{seat}", n, "gain")
 
 
@@ -129,7 +129,7 @@ def gain_fortune(ctx: Ctx, seat: str, n: int) -> None:
 def _shift(ctx: Ctx, a: Args) -> None:
     """Shift the Shadow Track n times; beyond Brilliant or Night gives Fortune instead."""
     for _ in range(int(a["n"])):
-        pos = ctx.state.count("shadow")
+        pos = ctx.count("shadow")
         if a["toward"] == "light":
             if pos == 0:
                 gain_fortune(ctx, HERO, 1)
@@ -139,16 +139,16 @@ def _shift(ctx: Ctx, a: Args) -> None:
             gain_fortune(ctx, DL, 1)
         else:
             ctx.add("shadow", 1, "shift to dark")
-    ctx.note("shadow_track", position=ctx.state.count("shadow"), light=dv.is_light(ctx.state))
+    ctx.note("shadow_track", position=ctx.count("shadow"), light=dv.is_light(ctx))
 
 
 @task("gain_treasure")
 def _gain_treasure(ctx: Ctx, a: Args) -> None:
-    if decks.dealt(ctx.state):
-        if decks.size(ctx.state, "treasure.deck"):
+    if decks.dealt(ctx):
+        if decks.size(ctx, "treasure.deck"):
             ctx.push(decks.draw("treasure.deck", "hero.new_treasure", 1), ("equip_decision", {}))
         return
-    deck = ctx.state.zone("treasure.deck")
+    deck = ctx.zone("treasure.deck")
     if deck:
         ctx.move(deck[0], "treasure.deck", "hero.new_treasure")
         ctx.push(("equip_decision", {}))
@@ -156,11 +156,11 @@ def _gain_treasure(ctx: Ctx, a: Args) -> None:
 
 @task("gain_omen")
 def _gain_omen(ctx: Ctx, a: Args) -> None:
-    if decks.dealt(ctx.state):
-        if decks.size(ctx.state, "omen.deck"):
+    if decks.dealt(ctx):
+        if decks.size(ctx, "omen.deck"):
             ctx.push(decks.draw("omen.deck", f"{DL}.hand", 1), ("hand_limit", {"seat": DL}))
         return
-    deck = ctx.state.zone("omen.deck")
+    deck = ctx.zone("omen.deck")
     if deck:
         ctx.move(deck[0], "omen.deck", f"{DL}.hand")
         ctx.push(("hand_limit", {"seat": DL}))

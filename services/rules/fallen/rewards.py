@@ -33,15 +33,15 @@ def token_effects(seat: str, token: str) -> list[dict[str, Any]]:
 # --- Treasure / Omen cards at stake ---------------------------------------------------
 @task("claim_cards")
 def _claim_cards(ctx: Ctx, a: Args) -> None:
-    reward = ctx.state.peek("ch.reward")
-    if decks.dealt(ctx.state):
+    reward = ctx.peek("ch.reward")
+    if decks.dealt(ctx):
         _claim_dealt(ctx, reward)
         return
-    stake = ctx.state.zone("reward.face_down")
+    stake = ctx.zone("reward.face_down")
     if not reward or not stake:
         return
     owner = HERO if reward == "treasure" else DL
-    if ctx.state.peek("ch.winner") == owner:
+    if ctx.peek("ch.winner") == owner:
         look = "reward.hero_looks" if owner == HERO else "reward.dl_looks"
         for cid in stake:
             ctx.move(cid, "reward.face_down", look)
@@ -62,11 +62,11 @@ def _claim_dealt(ctx: Ctx, reward: str | None) -> None:
     """The stake is in the deck service: its owner, on winning, sees both cards and keeps
     one; otherwise the owner gets the top one unseen-by-others (random, as the stake was
     shuffled) and the other goes under the deck unseen."""
-    n = decks.size(ctx.state, "reward.face_down")
+    n = decks.size(ctx, "reward.face_down")
     if not reward or not n:
         return
     owner = HERO if reward == "treasure" else DL
-    if ctx.state.peek("ch.winner") == owner:
+    if ctx.peek("ch.winner") == owner:
         look = "reward.hero_looks" if owner == HERO else "reward.dl_looks"
         then = ("stake_seen", {"who": owner, "zone": look, "reward": reward})
         ctx.push(decks.draw("reward.face_down", look, n, then))
@@ -105,7 +105,7 @@ def _take_options(state: State, data: Args) -> list[tuple[str, Args]]:
 
 def _claim(ctx: Ctx, reward: str, zone: str, chosen: str) -> None:
     deck = f"{reward}.deck"
-    for cid in ctx.state.zone(zone):
+    for cid in ctx.zone(zone):
         if cid != chosen:
             ctx.move(cid, zone, deck, bottom=True)
     if reward == "treasure":
@@ -123,7 +123,7 @@ def _took(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
 
 @task("random_claim")
 def _random_claim(ctx: Ctx, a: Args) -> None:
-    stake = ctx.state.zone("reward.face_down")
+    stake = ctx.zone("reward.face_down")
     ctx.note("random_claim", reward=a["reward"], pick=a["order"][0], nonce=a["nonce"])
     _claim(ctx, a["reward"], "reward.face_down", stake[a["order"][0]])
 
@@ -132,17 +132,17 @@ def _random_claim(ctx: Ctx, a: Args) -> None:
 @task("tokens")
 def _tokens(ctx: Ctx, a: Args) -> None:
     """Draw the winner's two tokens or the loser's one token from the cup."""
-    winner = ctx.state.peek("ch.winner")
+    winner = ctx.peek("ch.winner")
     role = a["role"]
     seat = winner if role == "winner" else other(winner)
-    if role == "loser" and ctx.state.peek(f"ch.no_token.{seat}"):
+    if role == "loser" and ctx.peek(f"ch.no_token.{seat}"):
         ctx.note("reward_denied", seat=seat)
         return
     _draw_tokens(ctx, seat, role, 2 if role == "winner" else 1)
 
 
 def _draw_tokens(ctx: Ctx, seat: str, role: str, k: int) -> None:
-    cup = ctx.state.zone("reward.cup")
+    cup = ctx.zone("reward.cup")
     if cup:
         ctx.shuffle(len(cup), "draw reward tokens", "tokens_drawn", who=seat, role=role, k=k)
     elif role != "extra":
@@ -151,7 +151,7 @@ def _draw_tokens(ctx: Ctx, seat: str, role: str, k: int) -> None:
 
 @task("tokens_drawn")
 def _tokens_drawn(ctx: Ctx, a: Args) -> None:
-    cup = ctx.state.zone("reward.cup")
+    cup = ctx.zone("reward.cup")
     picks = [cup[i] for i in a["order"][: a["k"]]]
     seat, role = a["who"], a["role"]
     if role == "extra":
@@ -167,7 +167,7 @@ def _tokens_drawn(ctx: Ctx, a: Args) -> None:
 
 @task("token_pick")
 def _token_pick(ctx: Ctx, a: Args) -> None:
-    tokens = ctx.state.zone("reward.tokens")
+    tokens = ctx.zone("reward.tokens")
     if tokens:
         ctx.ask(
             a["seat"],
@@ -186,7 +186,7 @@ def _took_token(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
     ctx.move(t, "reward.tokens", "reward.discard")
     ctx.note("token_claimed", seat=seat, token=t)
     if data["role"] == "loser":
-        for rest in ctx.state.zone("reward.tokens"):
+        for rest in ctx.zone("reward.tokens"):
             ctx.move(rest, "reward.tokens", "reward.discard")
     run_effects(ctx, seat, token_effects(seat, t), t)
 
@@ -215,5 +215,5 @@ def _extra_tokens(ctx: Ctx, a: Args) -> None:
 @task("tokens_back")
 def _tokens_back(ctx: Ctx, a: Args) -> None:
     for zone in ("reward.discard", "reward.tokens"):
-        for t in ctx.state.zone(zone):
+        for t in ctx.zone(zone):
             ctx.move(t, zone, "reward.cup")

@@ -20,7 +20,7 @@ from services.rules.fallen.state import DL, HERO, State
 def wound_task(roller: str, n: int, ctx: Ctx) -> tuple[str, Args]:
     """Return the task dealing n Wounds from a roller to the opponent."""
     if roller == HERO:
-        return ("wound", {"side": DL, "n": n, "slot": ctx.state.peek("ch.slot")})
+        return ("wound", {"side": DL, "n": n, "slot": ctx.peek("ch.slot")})
     return ("wound", {"side": HERO, "n": n})
 
 
@@ -74,7 +74,7 @@ def _roll_dice(ctx: Ctx, a: Args) -> None:
 @task("roll_gathered")
 def _roll_gathered(ctx: Ctx, a: Args) -> None:
     seat = a["seat"]
-    gather = ctx.state.peek(f"ch.gather.{seat}") or []
+    gather = ctx.peek(f"ch.gather.{seat}") or []
     ctx.setv(f"ch.gather.{seat}", None)
     ctx.push(("roll_dice", {"seat": seat, "dice": gather}), ("run_deferred", {"seat": seat}))
 
@@ -84,13 +84,13 @@ def _dice_rolled(ctx: Ctx, a: Args) -> None:
     seat = a["seat"]
     new = [[c, f, False, False] for c, f in zip(a["colours"], a["faces"], strict=True)]
     ctx.note("dice_rolled", seat=seat, dice=a["colours"], faces=a["faces"], nonce=a["nonce"])
-    ctx.setv(f"ch.dice.{seat}", dv.dice_of(ctx.state, seat) + new)
+    ctx.setv(f"ch.dice.{seat}", dv.dice_of(ctx, seat) + new)
     ctx.push(("symbols", {"seat": seat}))
 
 
 @task("reroll_die")
 def _reroll_die(ctx: Ctx, a: Args) -> None:
-    colour = dv.dice_of(ctx.state, a["seat"])[a["die"]][0]
+    colour = dv.dice_of(ctx, a["seat"])[a["die"]][0]
     ctx.roll(
         [dv.kind_name(colour)], f"{a['seat']} re-roll", "die_rerolled", seat=a["seat"], die=a["die"]
     )
@@ -99,7 +99,7 @@ def _reroll_die(ctx: Ctx, a: Args) -> None:
 @task("die_rerolled")
 def _die_rerolled(ctx: Ctx, a: Args) -> None:
     seat, i = a["seat"], a["die"]
-    dice = dv.dice_of(ctx.state, seat)
+    dice = dv.dice_of(ctx, seat)
     dice[i] = [dice[i][0], a["faces"][0], dice[i][2], False]
     ctx.note("die_rerolled", seat=seat, die=i, face=a["faces"][0], nonce=a["nonce"])
     ctx.setv(f"ch.dice.{seat}", dice)
@@ -108,7 +108,7 @@ def _die_rerolled(ctx: Ctx, a: Args) -> None:
 
 def _unresolved(ctx: Ctx, seat: str) -> list[tuple[int, str]]:
     out = []
-    for i, (colour, face, cancelled, resolved) in enumerate(dv.dice_of(ctx.state, seat)):
+    for i, (colour, face, cancelled, resolved) in enumerate(dv.dice_of(ctx, seat)):
         sym = dv.face_symbol(colour, face)
         if sym and not cancelled and not resolved:
             out.append((i, sym))
@@ -116,7 +116,7 @@ def _unresolved(ctx: Ctx, seat: str) -> list[tuple[int, str]]:
 
 
 def _mark(ctx: Ctx, seat: str, indexes: list[int]) -> None:
-    dice = dv.dice_of(ctx.state, seat)
+    dice = dv.dice_of(ctx, seat)
     for i in indexes:
         dice[i] = [*dice[i][:3], True]
     ctx.setv(f"ch.dice.{seat}", dice)
@@ -149,7 +149,7 @@ def _symbols(ctx: Ctx, a: Args) -> None:
 
 def _cancelled(ctx: Ctx, seat: str, sym: str, n: int) -> int:
     """Use up standing symbol cancels (cancel_symbol) against n symbols; return how many."""
-    wards = ctx.state.peek(f"ch.symbol_ward.{seat}", [])
+    wards = ctx.peek(f"ch.symbol_ward.{seat}", [])
     used, left = 0, []
     for w in wards:
         take = min(int(w["n"]), n - used) if w["symbol"] in (sym, "any") else 0

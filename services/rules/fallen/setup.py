@@ -132,7 +132,7 @@ def _skill_chosen(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
     hero, dl = ctx.state.var("char.hero"), ctx.state.var("char.dungeon_lord")
     for cid in card(hero)["equipment"]:
         ctx.move(cid, "basic", "hero.equipment")
-    if decks.dealt(ctx.state):
+    if decks.dealt(ctx):
         ctx.push(*_dealt_decks(ctx, hero, dl))
         learn(ctx, args["skill"])
         return
@@ -164,12 +164,12 @@ def _dealt_decks(ctx: Ctx, hero: str, dl: str) -> list[tuple[str, Args]]:
     shuffled; the Final Battle cards shuffled with the Begins card on top."""
     steps: list[tuple[str, Args]] = []
     for seat, char in ((HERO, hero), (DL, dl)):
-        own = list(ctx.state.zone(f"box.power.{char}"))
+        own = list(ctx.zone(f"box.power.{char}"))
         steps += [
             decks.move(f"{seat}.std.deck", f"{seat}.deck", STANDARD_KEPT),
             decks.form(f"{seat}.deck", own, f"box.power.{char}"),
         ]
-    fb = list(ctx.state.zone(f"box.fb.{dl}"))
+    fb = list(ctx.zone(f"box.fb.{dl}"))
     begins = [c for c in fb if card(c).get("begins")]
     steps += [
         decks.form("fb.deck", [c for c in fb if not card(c).get("begins")], f"box.fb.{dl}"),
@@ -184,29 +184,29 @@ def _dealt_decks(ctx: Ctx, hero: str, dl: str) -> list[tuple[str, Args]]:
 def _build_power_deck(ctx: Ctx, a: Args) -> None:
     """Keep 10 random standard Power cards (the rest go back to the box unseen), add the 10 own."""
     seat = a["seat"]
-    std = ctx.state.zone(f"{seat}.std.deck")
+    std = ctx.zone(f"{seat}.std.deck")
     for i, cid in enumerate(std):
         ctx.move(cid, f"{seat}.std.deck", "power_box" if i >= STANDARD_KEPT else f"{seat}.deck")
-    for cid in ctx.state.zone(f"box.power.{a['char']}"):
+    for cid in ctx.zone(f"box.power.{a['char']}"):
         ctx.move(cid, f"box.power.{a['char']}", f"{seat}.deck")
 
 
 @task("build_fb_deck")
 def _build_fb_deck(ctx: Ctx, a: Args) -> None:
-    for cid in ctx.state.zone(f"box.fb.{a['dl']}"):
+    for cid in ctx.zone(f"box.fb.{a['dl']}"):
         if not card(cid).get("begins"):
             ctx.move(cid, f"box.fb.{a['dl']}", "fb.deck")
 
 
 @task("fb_begins_on_top")
 def _fb_begins_on_top(ctx: Ctx, a: Args) -> None:
-    for cid in ctx.state.zone(f"box.fb.{a['dl']}"):
+    for cid in ctx.zone(f"box.fb.{a['dl']}"):
         ctx.move(cid, f"box.fb.{a['dl']}", "fb.deck")
 
 
 @task("deal_creatures")
 def _deal_creatures(ctx: Ctx, a: Args) -> None:
-    if decks.dealt(ctx.state):
+    if decks.dealt(ctx):
         ctx.push(
             *(
                 decks.draw("creature.1.deck", f"slot.{slot}", 1, ("creature_dealt", {"slot": slot}))
@@ -215,7 +215,7 @@ def _deal_creatures(ctx: Ctx, a: Args) -> None:
         )
         return
     for slot in dv.SLOTS:
-        top = ctx.state.zone("creature.1.deck")[0]
+        top = ctx.zone("creature.1.deck")[0]
         ctx.move(top, "creature.1.deck", f"slot.{slot}")
         ctx.note("creature_enters", slot=slot, creature=top, exhausted=False)
 

@@ -23,9 +23,9 @@ def next_skills(state: State) -> list[str]:
 
 def learn(ctx: Ctx, cid: str) -> None:
     """Put a Skill into play (replacing the lower Skill of its group); run on-learn effects."""
-    hero = ctx.state.peek("char.hero")
+    hero = ctx.peek("char.hero")
     group = card(cid)["group"]
-    for old in ctx.state.zone("hero.skills"):
+    for old in ctx.zone("hero.skills"):
         if card(old)["group"] == group:
             ctx.move(old, "hero.skills", "box")
     ctx.move(cid, f"skills.{hero}", "hero.skills")
@@ -35,7 +35,7 @@ def learn(ctx: Ctx, cid: str) -> None:
 
 @task("purchases")
 def _purchases(ctx: Ctx, a: Args) -> None:
-    xp = ctx.state.count(f"xp.{HERO}")
+    xp = ctx.count(f"xp.{HERO}")
     opts = [("buy", {"skill": c}) for c in next_skills(ctx.state) if int(card(c)["cost"]) <= xp]
     if opts:
         ctx.ask(HERO, "buy", "buy", "spend Experience on a Skill, or done", [*opts, ("done", {})])

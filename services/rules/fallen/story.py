@@ -19,7 +19,7 @@ START_FORTUNE = 5
 @task("quest")
 def _quest(ctx: Ctx, a: Args) -> None:
     ctx.emit("phase_changed", {"phase": "quest"})
-    quest = dv.character(ctx.state, DL)["quest"]
+    quest = dv.character(ctx, DL)["quest"]
     names = [c["name"] for c in quest["choices"]]
     ctx.note("quest_begins", title=quest["title"], intro=quest["intro"], choices=names)
     ctx.ask(
@@ -33,15 +33,15 @@ def _quest(ctx: Ctx, a: Args) -> None:
 
 @answer("quest_choice")
 def _quest_chosen(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
-    quest = dv.character(ctx.state, DL)["quest"]
+    quest = dv.character(ctx, DL)["quest"]
     choice = next(c for c in quest["choices"] if c["name"] == args["choice"])
     ctx.note("quest_choice", name=choice["name"], text=choice["text"], shadow=choice["shadow"])
     ctx.set_to("shadow", SHADOW.index(choice["shadow"]), "quest")
     for seat in (HERO, DL):
-        ctx.set_to(f"charges.{seat}", dv.charge_slots(ctx.state, seat), "quest")
+        ctx.set_to(f"charges.{seat}", dv.charge_slots(ctx, seat), "quest")
     ctx.push(("story_stage", {}))
     for seat in (DL, HERO):
-        run_effects(ctx, seat, list(choice.get(seat, ())), dv.character(ctx.state, DL)["id"])
+        run_effects(ctx, seat, list(choice.get(seat, ())), dv.character(ctx, DL)["id"])
 
 
 # --- preparation (shared with the Final Battle) ----------------------------------------
@@ -49,11 +49,11 @@ def _quest_chosen(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
 def _stage_prep(ctx: Ctx, a: Args) -> None:
     """Fortune to 5 (+ bonus), draw 2 Power cards, refresh Equipment, tokens back to the cup."""
     for seat in (HERO, DL):
-        bonus = ctx.state.count(f"bonus_fortune.{seat}")
+        bonus = ctx.count(f"bonus_fortune.{seat}")
         ctx.set_to(f"fortune.{seat}", START_FORTUNE + bonus, "preparation")
         ctx.set_to(f"bonus_fortune.{seat}", 0, "preparation")
     ctx.setv("between_stages", None)
-    for cid in ctx.state.zone("hero.equipment"):
+    for cid in ctx.zone("hero.equipment"):
         ctx.exhaust(cid, False)
     ctx.push(
         ("draw", {"seat": HERO, "n": 2}),
@@ -69,7 +69,7 @@ def _stage_prep(ctx: Ctx, a: Args) -> None:
 @task("story_stage")
 def _story_stage(ctx: Ctx, a: Args) -> None:
     ctx.emit("phase_changed", {"phase": "story"})
-    ctx.setv("story.n", ctx.state.count("stories") + 1)
+    ctx.setv("story.n", ctx.count("stories") + 1)
     ctx.setv("story.step", 0)
     ctx.setv("story.node", None)
     ctx.push(("stage_prep", {}), ("story_draw", {}), ("offer", {}))
@@ -77,10 +77,10 @@ def _story_stage(ctx: Ctx, a: Args) -> None:
 
 @task("story_draw")
 def _story_draw(ctx: Ctx, a: Args) -> None:
-    if decks.dealt(ctx.state):
+    if decks.dealt(ctx):
         ctx.push(decks.draw("story.deck", "story.current", 1, ("story_drawn", {})))
         return
-    sid = ctx.state.zone("story.deck")[0]
+    sid = ctx.zone("story.deck")[0]
     ctx.move(sid, "story.deck", "story.current")
     _story_begins(ctx, sid)
 
@@ -93,19 +93,19 @@ def _story_drawn(ctx: Ctx, a: Args) -> None:
 
 def _story_begins(ctx: Ctx, sid: str) -> None:
     s = card(sid)
-    ctx.note("story_begins", number=ctx.state.peek("story.n"), title=s["title"], intro=s["intro"])
+    ctx.note("story_begins", number=ctx.peek("story.n"), title=s["title"], intro=s["intro"])
 
 
 def _story(ctx: Ctx) -> dict[str, Any]:
-    return card(ctx.state.zone("story.current")[0])
+    return card(ctx.zone("story.current")[0])
 
 
 @task("offer")
 def _offer(ctx: Ctx, a: Args) -> None:
     """Offer the next choices of the Story card (or go to the resolution after four)."""
     story = _story(ctx)
-    node = ctx.state.peek("story.node")
-    if ctx.state.peek("story.step") >= 4:
+    node = ctx.peek("story.node")
+    if ctx.peek("story.step") >= 4:
         ctx.push(("resolution", {}))
         return
     keys = list(story["start"] if node is None else story["next"][node])
@@ -130,7 +130,7 @@ def _story_chosen(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
 
 def _apply_choice(ctx: Ctx, key: str) -> None:
     choice = _story(ctx)["choices"][key]
-    step = int(ctx.state.peek("story.step")) + 1
+    step = int(ctx.peek("story.step")) + 1
     ctx.setv("story.node", key)
     ctx.setv("story.step", step)
     icons = choice["icons"]
@@ -154,22 +154,22 @@ def _apply_choice(ctx: Ctx, key: str) -> None:
 @task("resolution")
 def _resolution(ctx: Ctx, a: Args) -> None:
     """Read the resolution: the hero gains its XP, the Dungeon Lord XP = stories resolved."""
-    res = _story(ctx)["resolutions"][ctx.state.peek("story.node")]
+    res = _story(ctx)["resolutions"][ctx.peek("story.node")]
     ctx.note("story_resolution", text=res["text"], xp=res["xp"])
     ctx.add("stories", 1, "resolved")
     ctx.add(f"xp.{HERO}", int(res["xp"]), "resolution")
-    ctx.add(f"xp.{DL}", ctx.state.count("stories"), "resolution")
+    ctx.add(f"xp.{DL}", ctx.count("stories"), "resolution")
     ctx.setv("between_stages", True)
     ctx.push(("upgrades", {}), ("purchases", {}), ("story_end", {}))
 
 
 @task("story_end")
 def _story_end(ctx: Ctx, a: Args) -> None:
-    sid = ctx.state.zone("story.current")[0]
+    sid = ctx.zone("story.current")[0]
     ctx.move(sid, "story.current", "story.used")
     for key in ("story.n", "story.step", "story.node"):
         ctx.setv(key, None)
-    if ctx.state.count("stories") < STORIES_PER_GAME:
+    if ctx.count("stories") < STORIES_PER_GAME:
         ctx.push(("story_stage", {}))
     else:
         ctx.push(("final_battle", {}))

@@ -14,10 +14,10 @@ def _fire(ctx: Ctx, a: Args) -> None:
     """Queue every matching trigger (owner filter optional), in source order."""
     event, only = a["event"], a.get("seat")
     batch: list[tuple[str, list[object], str]] = []
-    once = since(FIXED_IN) and dv.in_challenge(ctx.state)
-    used = ctx.state.peek("ch.used", []) if once else []
+    once = since(FIXED_IN) and dv.in_challenge(ctx)
+    used = ctx.peek("ch.used", []) if once else []
     fresh: list[str] = []
-    for owner, i, trig, src in dv.triggers_of(ctx.state, event):
+    for owner, i, trig, src in dv.triggers_of(ctx, event):
         if only and owner != only:
             continue
         if once and src.get("type") == "skill":

@@ -72,13 +72,21 @@ def _list_abilities(equipment: tuple[str, ...], skills: tuple[str, ...]) -> tupl
     return tuple(out)
 
 
-def _abilities(state: State, seat: str, window: str) -> list[tuple[str, Args]]:
+def fitting_timings(state: State, seat: str, window: str) -> tuple[str, ...]:
+    """Return every timing that fits a window now: `timing_fits` for all timings at once."""
+    if window in ROLL_WINDOWS:
+        return (window, "any_roll")
+    if window == "after_result":
+        return (window, "after_win" if state.peek("ch.winner") == seat else "after_lose")
+    return (window,)
+
+
+def _abilities(state: State, fits: tuple[str, ...]) -> list[tuple[str, Args]]:
+    """Return the hero's usable abilities whose timing is one of fits."""
     out: list[tuple[str, Args]] = []
-    if seat != HERO:
-        return out
     used = state.peek("ch.used", ())
     for cid, i, timing, tokens, group in hero_abilities(state):
-        if timing != window and not timing_fits(state, seat, timing, window):
+        if timing not in fits:
             continue
         if group is None:  # Equipment: usable while refreshed
             if cid not in state.exhausted:
@@ -93,14 +101,14 @@ def window_options(state: State, data: Args) -> list[tuple[str, Args]]:
     """Return a seat's legal answers in a priority window."""
     seat, name = data["who"], data["name"]
     opts: list[tuple[str, Args]] = [("pass", {})]
+    fits = fitting_timings(state, seat, name)  # timing_fits of each card and ability
     hand = state.zones.get(f"{seat}.hand")
     if hand:  # playable() of each card, its lookups done once
         cards = catalog_of(data_version()).cards
         fortune = state.counters.get(f"fortune.{seat}", 0)
         for cid in sorted(set(hand)):
             c = cards[cid]
-            timing = c["timing"]
-            if timing != name and not timing_fits(state, seat, timing, name):
+            if c["timing"] not in fits:
                 continue
             if dv.card_cost(state, seat, c) > fortune:
                 continue
@@ -113,7 +121,9 @@ def window_options(state: State, data: Args) -> list[tuple[str, Args]]:
             opts += [("fortune", {"n": n}) for n in range(1, top + 1)]
         if ultimate_ready(state, seat):
             opts.append(("ultimate", {}))
-    return opts + _abilities(state, seat, name)
+    if seat == HERO:
+        opts += _abilities(state, fits)
+    return opts
 
 
 def ultimate_ready(state: State, seat: str) -> bool:
@@ -141,14 +151,14 @@ def use_ultimate(ctx: Ctx, seat: str) -> None:
     """Spend all Charges and queue the Ultimate's effects."""
     ctx.set_to(f"charges.{seat}", 0, "ultimate")
     ctx.setv(f"ch.ult_used.{seat}", True)
-    ult = dv.character(ctx.state, seat)["ultimate"]
+    ult = dv.character(ctx, seat)["ultimate"]
     ctx.note("ultimate_used", seat=seat, name=ult["name"])
-    run_effects(ctx, seat, list(ult["effects"]), dv.character(ctx.state, seat)["id"])
+    run_effects(ctx, seat, list(ult["effects"]), dv.character(ctx, seat)["id"])
 
 
 def play_card(ctx: Ctx, seat: str, cid: str) -> None:
     """Pay for a card from hand, put it in limbo, and queue its effects and its discard."""
-    cost = dv.power_cost(ctx.state, seat, cid)
+    cost = dv.power_cost(ctx, seat, cid)
     ctx.add(f"fortune.{seat}", -cost, "pay")
     ctx.move(cid, f"{seat}.hand", "limbo")
     ctx.note("card_played", seat=seat, card=cid, cost=cost)
@@ -171,7 +181,7 @@ def _use(ctx: Ctx, seat: str, cid: str, i: int) -> None:
     c = card(cid)
     ab = c["abilities"][i]
     if c["type"] == "skill":
-        ctx.setv("ch.used", [*ctx.state.peek("ch.used", ()), f"{cid}#{i}"])
+        ctx.setv("ch.used", [*ctx.peek("ch.used", ()), f"{cid}#{i}"])
         ctx.add(f"skill_tokens.{c['group']}", -int(ab.get("tokens", 0)), "spent")
     else:
         ctx.exhaust(cid)

@@ -13,7 +13,7 @@ from services.rules.fallen.state import DL, HERO
 
 
 def _absorb(ctx: Ctx, seat: str, n: int) -> int:
-    shield = ctx.state.count(f"shield.{seat}")
+    shield = ctx.count(f"shield.{seat}")
     used = min(shield, n)
     if used:
         ctx.add(f"shield.{seat}", -used, "block")
@@ -27,7 +27,7 @@ def _wound(ctx: Ctx, a: Args) -> None:
     side, n = a["side"], int(a["n"])
     if side == DL:
         slot = a.get("slot")
-        if slot is None or dv.creature_in(ctx.state, slot) is None:
+        if slot is None or dv.creature_in(ctx, slot) is None:
             ctx.note("wounds_discarded", n=n, reason="no live creature to take them")
             return
     n = _absorb(ctx, side, n)
@@ -57,7 +57,7 @@ def _react(ctx: Ctx, a: Args) -> None:
 def _parried(ctx: Ctx, side: str, n: int) -> int:
     """Cancel Wounds with the blocks announced while they were dealt; the rest is lost."""
     ctx.setv("dealing", None)
-    parry = ctx.state.count(f"parry.{side}")
+    parry = ctx.count(f"parry.{side}")
     if not parry:
         return n
     used = min(parry, n)
@@ -77,23 +77,23 @@ def _place(ctx: Ctx, a: Args) -> None:
         return
     if side == HERO:
         ctx.add("wounds.hero", n, "wounded")
-        ctx.note("hero_wounded", n=n, total=ctx.state.count("wounds.hero"))
+        ctx.note("hero_wounded", n=n, total=ctx.count("wounds.hero"))
         ctx.push(("breach_check", {}))
         return
     slot = a["slot"]
-    cid = dv.creature_in(ctx.state, slot)
+    cid = dv.creature_in(ctx, slot)
     if cid is None:
         ctx.note("wounds_discarded", n=n, reason="creature already killed")
         return
     ctx.add(f"wounds.slot.{slot}", n, "wounded")
     ctx.note("creature_wounded", slot=slot, creature=cid, n=n)
-    if ctx.state.count(f"wounds.slot.{slot}") >= dv.creature_armor(ctx.state, slot):
+    if ctx.count(f"wounds.slot.{slot}") >= dv.creature_armor(ctx, slot):
         kill(ctx, slot)
 
 
 def kill(ctx: Ctx, slot: int) -> None:
     """Kill the Creature in a slot: discard its Wounds, turn it face down, hero gains XP."""
-    cid = dv.creature_in(ctx.state, slot)
+    cid = dv.creature_in(ctx, slot)
     if cid is None:
         return
     ctx.set_to(f"wounds.slot.{slot}", 0, "killed")
@@ -102,30 +102,30 @@ def kill(ctx: Ctx, slot: int) -> None:
     ctx.add(f"xp.{HERO}", level, "kill")
     ctx.note("creature_killed", slot=slot, creature=cid, xp=level)
     ctx.push(("fire", {"event": "kill"}))
-    if slot == ctx.state.peek("ch.slot") and cid == ctx.state.peek("ch.creature"):
+    if slot == ctx.peek("ch.slot") and cid == ctx.peek("ch.creature"):
         end_ability(ctx, "killed")  # "canceled as soon as it leaves play" (data 2+)
 
 
 @task("breach_check")
 def _breach_check(ctx: Ctx, a: Args) -> None:
-    rating = dv.armor_rating(ctx.state)
-    if ctx.state.count("wounds.hero") < rating:
+    rating = dv.armor_rating(ctx)
+    if ctx.count("wounds.hero") < rating:
         return
     ctx.add("wounds.hero", -rating, "breach")
     ctx.add(f"xp.{DL}", 1, "breach")
-    ctx.note("armor_breached", rating=rating, left=ctx.state.count("wounds.hero"))
+    ctx.note("armor_breached", rating=rating, left=ctx.count("wounds.hero"))
     ctx.push(("draw_critical", {}), ("fire", {"event": "breach"}), ("breach_check", {}))
 
 
 @task("draw_critical")
 def _draw_critical(ctx: Ctx, a: Args) -> None:
-    if not decks.size(ctx.state, "critical.deck"):
+    if not decks.size(ctx, "critical.deck"):
         ctx.note("no_critical_left")
         return
-    if decks.dealt(ctx.state):  # dealt face up by the deck service (services/rules/fallen/decks.py)
+    if decks.dealt(ctx):  # dealt face up by the deck service (services/rules/fallen/decks.py)
         ctx.push(decks.draw("critical.deck", "crit.hero", 1, ("critical_drawn", {})))
         return
-    cid = ctx.state.zone("critical.deck")[0]
+    cid = ctx.zone("critical.deck")[0]
     c = card(cid)
     if since(FIXED_IN):
         before = granted_dice(ctx.state)

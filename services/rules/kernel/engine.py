@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from services.kernel.errors import InvalidArgument, RuleViolation
-from services.rules.kernel.api import CHANCE, ChanceRequest, Command, Event, Pending, command
+from services.rules.kernel.api import CHANCE, ChanceRequest, Command, Event, Pending
 from services.rules.kernel.chance import CHANCE_SCHEMAS, check_chance, example_answer, request_of
 from services.rules.kernel.flow import Args, Registry, is_answer
 from services.rules.kernel.state import State, dumps, to_json
@@ -35,11 +35,24 @@ def _shape(cmd: Command, schemas: Mapping[str, Schema]) -> tuple[Any, ...] | Non
         return None
 
 
+_new = object.__new__
+
+
 def check_shape(cmd: Command, seats: tuple[str, ...], schemas: Mapping[str, Schema]) -> None:
     """Raise InvalidArgument (naming the field) unless the command is well-formed."""
-    key = _shape(cmd, schemas)
-    if key is not None and key in _WELL_FORMED:
-        return
+    args = cmd.args
+    if type(args) is dict and type(cmd.seat) is str:  # _shape(cmd, schemas), inlined
+        key: tuple[Any, ...] | None = (
+            id(schemas),
+            cmd.seat,
+            cmd.kind,
+            tuple(args),
+            tuple(map(type, args.values())),
+        )
+        if key in _WELL_FORMED:
+            return
+    else:
+        key = _shape(cmd, schemas)
     _check_shape(cmd, seats, schemas)
     if key is not None and len(_WELL_FORMED) < _MAX_SHAPES:
         _WELL_FORMED[key] = True
@@ -187,8 +200,11 @@ class KernelRules:
         memo = self._legal_memo
         if memo[0] is state:
             return list(memo[1])
-        answers = self.answers(state)
-        legal = [command(seat, k, a) for k, a in answers]
+        legal: list[Command] = []
+        for kind, args in self.answers(state):  # command(seat, kind, args), inlined
+            cmd = _new(Command)
+            cmd.__dict__.update(seat=seat, kind=kind, args=args)
+            legal.append(cmd)
         self._legal_memo = (state, legal)
         return list(legal)
 

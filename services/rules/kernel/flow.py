@@ -16,10 +16,11 @@ from services.rules.kernel.api import CHANCE, PUBLIC, ChanceRequest, Event
 from services.rules.kernel.state import (
     COUNTERS,
     FLOW,
+    FOLDS,
     Args,
+    FrozenMap,
     State,
     add_counter,
-    changes_of,
     copy_with,
     evolve,
     put,
@@ -148,7 +149,10 @@ def is_answer(answers: list[tuple[str, Args]], kind: str, args: Mapping[str, Any
             if type(value) not in _SCALARS:
                 break
         else:
-            return any(k == kind and a == args for k, a in answers)
+            for k, a in answers:  # a loop, not any() over a generator
+                if k == kind and a == args:
+                    return True
+            return False
     return answer_key(kind, args) in legal_keys(answers)
 
 
@@ -187,6 +191,35 @@ class Ctx:
         self._state = state
         self._private = False
 
+    # --- reads that keep the working state private --------------------------
+    # A zone (a tuple), a counter or a var's value never changes once read (a change puts
+    # new ones in new maps), so these read the working state without handing it out: the
+    # next change can still go into it in place instead of into a copy.
+    @property
+    def zones(self) -> Mapping[str, tuple[str, ...]]:
+        """Return the zones of the working state (a map never edited)."""
+        return self._state.zones
+
+    @property
+    def vars(self) -> Mapping[str, Any]:
+        """Return the vars of the working state (a map never edited)."""
+        return self._state.vars
+
+    def zone(self, name: str) -> tuple[str, ...]:
+        """Return the cards of a zone of the working state (top first)."""
+        found: tuple[str, ...] = self._state.zones.get(name, ())
+        return found
+
+    def count(self, key: str) -> int:
+        """Return a counter of the working state (0 when unset)."""
+        found: int = self._state.counters.get(key, 0)
+        return found
+
+    def peek(self, key: str, default: Any = None) -> Any:
+        """Return a var's JSON value in the working state, shared: read it, never edit it."""
+        raw = self._state.vars.get(key)
+        return default if raw is None else raw
+
     def _change(self, changes: Args) -> None:
         """Set fields of the working state: in place while it is private, else on a copy."""
         if self._private:
@@ -200,17 +233,26 @@ class Ctx:
         self, type_: str, data: Mapping[str, Any], vis: str | tuple[str, ...] = PUBLIC
     ) -> None:
         """Record an event and fold it into the working state."""
-        if self.compact and type_ == "vars_cleared":  # bookkeeping: recorded with the vars
+        if type_ == "vars_cleared" and self.compact:  # bookkeeping: recorded with the vars
             self._clear_vars(str(data["prefix"]))
             return
+        self._record(type_, dict(data), vis)
+
+    def _record(self, type_: str, data: Args, vis: str | tuple[str, ...]) -> None:
+        """Record an event whose payload dict is its own (emit's copy, or note's keywords)
+        and fold it into the working state."""
         event = object.__new__(Event)  # a frozen dataclass built without its slow __init__
-        event.__dict__.update(type=type_, data=dict(data), visibility=vis, schema_version=1)
-        data = event.data
+        event.__dict__.update(type=type_, data=data, visibility=vis, schema_version=1)
         if self._kernel_fold and COUNTERS not in data and FLOW not in data:
             state = self._state  # the kernel's evolve without its copy of the state
-            changes = changes_of(state, type_, data)
+            fold = FOLDS.get(type_)
+            changes = fold(state, data) if fold is not None else {}
             changes["events"] = state.events + 1
-            self._change(changes)
+            if self._private:
+                state.__dict__.update(changes)
+            else:
+                self._state = copy_with(state, changes)
+                self._private = True
         else:
             self._state = self._evolve(self._state, event)
             self._private = False  # a game's own evolve: its result is not known to be fresh
@@ -222,9 +264,9 @@ class Ctx:
     def move(self, card: str, src: str, dst: str, bottom: bool = False) -> None:
         """Move a card between zones, with a public count-only note when it is hidden."""
         vis = self.registry.zones.move_visibility(src, dst)
-        self.emit("card_moved", {"card": card, "from": src, "to": dst, "bottom": bottom}, vis)
+        self._record("card_moved", {"card": card, "from": src, "to": dst, "bottom": bottom}, vis)
         if vis != PUBLIC:
-            self.emit("hidden_card_moved", {"from": src, "to": dst, "count": 1})
+            self._record("hidden_card_moved", {"from": src, "to": dst, "count": 1}, PUBLIC)
 
     def add(self, key: str, delta: int, reason: str = "") -> None:
         """Change a counter by delta (no event for zero). In a facts engine the change rides
@@ -249,18 +291,43 @@ class Ctx:
     def setv(self, key: str, value: Any) -> None:
         """Set a public var (None removes it); a compact engine records the vars a decide
         changed once, in its last public fact (`_flow`), instead of a `var_set` each."""
-        if same(self._state.vars.get(key), value):
+        state = self._state
+        old = state.vars.get(key)
+        if old is value or (old is not None and same(old, value)):  # same(None, x): x is None
             return
         if not self.compact:
             self.emit("var_set", {"key": key, "value": value})
             return
-        self._vars.pop(key, None)
-        self._vars[key] = value
-        self._change({"vars": put(self._state.vars, key, value)})
+        changed = self._vars
+        changed.pop(key, None)
+        changed[key] = value
+        vars_ = put(state.vars, key, value)
+        if self._private:
+            state.__dict__["vars"] = vars_
+        else:
+            self._state = copy_with(state, {"vars": vars_})
+            self._private = True
 
     def _clear_vars(self, prefix: str) -> None:
-        for key in [k for k in self._state.vars if k.startswith(prefix)]:
-            self.setv(key, None)
+        """setv(key, None) for every var whose key starts with prefix, in order: one new
+        vars map for all of them instead of one per var."""
+        state = self._state
+        kept: Args = {}
+        changed = self._vars
+        for key, value in state.vars.items():
+            if key.startswith(prefix):
+                changed.pop(key, None)
+                changed[key] = None
+            else:
+                kept[key] = value
+        if len(kept) == len(state.vars):
+            return
+        vars_ = FrozenMap(kept)
+        if self._private:
+            state.__dict__["vars"] = vars_
+        else:
+            self._state = copy_with(state, {"vars": vars_})
+            self._private = True
 
     def exhaust(self, card: str, exhausted: bool = True) -> None:
         """Exhaust (or refresh) a card."""
@@ -269,7 +336,10 @@ class Ctx:
 
     def note(self, type_: str, **data: Any) -> None:
         """Record an informational public event (changes no state)."""
-        self.emit(type_, data)
+        if type_ == "vars_cleared" and self.compact:
+            self._clear_vars(str(data["prefix"]))
+            return
+        self._record(type_, data, PUBLIC)  # the keywords are a fresh dict: no copy
 
     # --- flow -----------------------------------------------------------
     def push(self, *tasks: tuple[str, Args]) -> None:
@@ -341,7 +411,8 @@ class Ctx:
         A compact engine puts it, with the vars this decide changed, into the decide's last
         public fact (`_flow`: tasks, pending, vars); no fold reads vars, so applying them
         there gives the same state. Only a decide without a public fact emits `flow`."""
-        self._place_held()
+        if self._held:
+            self._place_held()
         over = self._state.phase == "over"
         flow: Args = {} if over else {"tasks": list(self.tasks), "pending": self.pending}
         if not self.compact:

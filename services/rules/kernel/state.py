@@ -12,7 +12,7 @@ import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Protocol
 
 from services.rules.kernel.api import Event
 
@@ -61,6 +61,34 @@ def thaw(value: Any) -> Any:
     if isinstance(value, (dict, MappingProxyType)):  # FrozenMap is a dict
         return {k: thaw(v) for k, v in value.items()}
     return value
+
+
+class Reads(Protocol):
+    """What pure readers of zones, counters and vars need: a State, or a decide's Ctx (which
+    reads its working state without handing it out). The maps are never edited: a reader
+    may keep one (or compare it by identity), never the object it read it from."""
+
+    @property
+    def zones(self) -> Mapping[str, tuple[str, ...]]:
+        """Every zone's cards (top first)."""
+        ...
+
+    @property
+    def vars(self) -> Mapping[str, Any]:
+        """Every var's JSON value."""
+        ...
+
+    def zone(self, name: str) -> tuple[str, ...]:
+        """Return the cards of a zone (top first)."""
+        ...
+
+    def count(self, key: str) -> int:
+        """Return a counter's value (0 when unset)."""
+        ...
+
+    def peek(self, key: str, default: Any = None) -> Any:
+        """Return a var's JSON value itself (shared: read it, never edit it), or default."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -144,13 +172,13 @@ def _move(state: State, card: str, src: str, dst: str, bottom: bool) -> Changes:
     cards = state.zone(src)
     if card not in cards:
         raise ValueError(f"card {card} is not in {src}")
-    rest = tuple(c for c in cards if c != card)
+    rest = tuple([c for c in cards if c != card])  # a list first: no generator to resume
     zones = dict(state.zones)
     if rest:
         zones[src] = rest
     else:
         zones.pop(src, None)
-    target = tuple(c for c in zones.get(dst, ()) if c != card)
+    target = tuple([c for c in zones.get(dst, ()) if c != card])
     zones[dst] = (*target, card) if bottom else (card, *target)
     return {"zones": FrozenMap(zones)}
 
@@ -268,11 +296,21 @@ def same(a: Any, b: Any) -> bool:
         return True
     ta, tb = type(a), type(b)
     if ta in (list, tuple) and tb in (list, tuple):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+        if len(a) != len(b):
+            return False
+        for x, y in zip(a, b, strict=True):  # a loop, not all() over a generator
+            if x is not y and not same(x, y):
+                return False
+        return True
     if ta is not tb:
         return False
     if ta is dict:
-        return a.keys() == b.keys() and all(same(v, b[k]) for k, v in a.items())
+        if a.keys() != b.keys():
+            return False
+        for k, v in a.items():
+            if not same(v, b[k]):
+                return False
+        return True
     return bool(a == b)
 
 

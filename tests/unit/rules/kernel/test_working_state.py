@@ -75,3 +75,37 @@ def test_given_a_queued_task_when_its_handler_edits_its_args_then_the_state_keep
     # then each handler got its own args, and the state's queued args are unchanged
     assert [a["n"] for a in seen] == [1, 2, 3] and queued == {"n": 0}
     assert state.tasks == (("edit", {"n": 0}),)
+
+
+def test_given_reads_through_the_ctx_when_it_changes_more_then_they_follow_its_state() -> None:
+    # given a decide that reads zones, counters and vars through the Ctx, not its state
+    ctx = Registry("g", ZONES, compact=lambda s: True).ctx(START)
+    ctx.move("c1", "a.hand", "b.hand")
+    assert ctx.zone("b.hand") == ("c1",) and ctx.zones["a.hand"] == ("c2",)
+    ctx.add("gold.a", 2)
+    ctx.setv("x", [1])
+    assert ctx.count("gold.a") == 2 and ctx.peek("x") == [1] and ctx.vars["x"] == [1]
+    # when it hands out its state, then changes more
+    seen = ctx.state
+    ctx.setv("x", None)
+    # then the reads give the new values and the state handed out keeps the old ones
+    assert ctx.peek("x", "unset") == "unset" and ctx.count("nothing") == 0
+    assert seen.peek("x") == [1] and ctx.state.peek("x") is None
+    assert START.vars == {} and START.zone("a.hand") == ("c1", "c2")
+
+
+def test_given_vars_cleared_by_prefix_then_each_is_recorded_once_in_order_the_rest_kept() -> None:
+    # given a compact decide over vars with and without a prefix, one of them just set
+    start = with_(START, vars=FrozenMap({"ch.a": 1, "keep": 2, "ch.b": [3]}))
+    ctx = Registry("g", ZONES, compact=lambda s: True).ctx(start)
+    ctx.setv("ch.a", 5)
+    seen = ctx.state
+    # when it clears the prefix
+    ctx.note("vars_cleared", prefix="ch.")
+    ctx.pending = {"seat": "a", "kind": "k", "prompt": "p", "data": {"resume": "r"}}
+    events = ctx.finish()
+    # then the other vars are kept, the record names every cleared var once, in the order
+    # setv would have, and the fold of the record is the working state
+    assert ctx.state.vars == {"keep": 2} and seen.vars == {"ch.a": 5, "keep": 2, "ch.b": [3]}
+    assert list(events[-1].data["vars"].items()) == [("ch.a", None), ("ch.b", None)]
+    assert _fold(start, events) == ctx.state and start.peek("ch.a") == 1
