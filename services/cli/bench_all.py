@@ -8,7 +8,8 @@ Figures (docs/performance.md explains each and keeps the latest numbers):
 - Redis append with expected version vs raw redis-py XADD on the same server;
 - `replay --verify` vs decode-only of the same exported logs;
 - projection lag of the faust runner (Kafka-protocol broker) at 80% of the maximum rate
-  it applied in the same run, vs the goal of 50 ms (services/projections/bench_faust.py).
+  it applied in the same run, vs the goal of 50 ms, with its stages and the CPU of each
+  process of its path (services/cli/bench_all_faust.py).
 Every ratio is figure / baseline (for a p99 it is figure p99 / baseline p99).
 """
 
@@ -531,100 +532,6 @@ def _replay_figure(games: int) -> dict[str, Any]:
     )
 
 
-async def _faust_figures(redis_url: str, games: int) -> list[dict[str, Any]]:
-    """Return the faust runner's lag p99 at 80% of its measured maximum (goal: < 50 ms)
-    and the load it ran at vs that maximum."""
-    from services.projections.bench_faust import faust_lag
-
-    r = await faust_lag(redis_url, backlog_games=max(1, games // 2), load_games=games)
-    return [
-        figure(
-            "projection lag p99, faust runner, at 80% of its max",
-            r["lag_p99_ms"],
-            "ms",
-            "goal p99 ms",
-            50.0,
-            "< 50 ms",
-            1.0,
-            lower_is_better=True,
-        ),
-        figure(
-            "projection lag p50, faust runner, at 80% of its max",
-            r["lag_p50_ms"],
-            "ms",
-            "goal p99 ms",
-            50.0,
-            "-",
-            None,
-            lower_is_better=True,
-        ),
-        figure(
-            "faust runner load (events/s appended) vs its max",
-            r["achieved_events_per_s"],
-            "events/s",
-            "max events/s applied (lower of backlog and live)",
-            r["max_events_per_s"],
-            "0.8x",
-            None,
-        ),
-        figure(
-            "faust runner live max (relay and appenders running) vs backlog max",
-            r["live_max_events_per_s"],
-            "events/s",
-            "max events/s applied from a backlog",
-            r["backlog_max_events_per_s"],
-            "-",
-            None,
-        ),
-        *_faust_cpu_figures(r),
-    ]
-
-
-def _faust_cpu_figures(r: dict[str, Any]) -> list[dict[str, Any]]:
-    """Return what the CPU did during the faust load (where /proc tells): the machine's
-    busy share of all its cores, and the worker's own CPU against one core."""
-    out = []
-    if r.get("load_machine_cpu_busy") is not None:
-        cores = os.cpu_count() or 1
-        out.append(
-            figure(
-                f"machine CPU busy during the faust load ({cores} cores)",
-                float(r["load_machine_cpu_busy"]),
-                "share",
-                "all cores busy",
-                1.0,
-                "-",
-                None,
-            )
-        )
-    if r.get("light_lag_p99_ms") is not None:
-        out.append(
-            figure(
-                f"projection lag p99, faust runner, at {r['light_fraction']:.0%} of its max",
-                float(r["light_lag_p99_ms"]),
-                "ms",
-                "goal p99 ms (asked at 80%)",
-                50.0,
-                "-",
-                None,
-                lower_is_better=True,
-            )
-        )
-    if r.get("load_worker_cpu_cores") is not None:
-        out.append(
-            figure(
-                "faust worker CPU during the load",
-                float(r["load_worker_cpu_cores"]),
-                "cores",
-                "one core",
-                1.0,
-                "-",
-                None,
-            )
-        )
-    return out
-
-
 async def run_all(
     commands: int,
     levels: list[int],
@@ -635,6 +542,7 @@ async def run_all(
     driver_games: int = 0,
     two_processes: bool = False,
     faust_games: int = 0,
+    faust_isolate: bool = False,
 ) -> dict[str, Any]:
     """Measure every figure; return the bench-all document."""
     from services.kernel.store.redis import RedisEventStore
@@ -664,7 +572,9 @@ async def run_all(
     figures.append(await _redis_append_figure(redis_url, append_events))
     figures.append(await asyncio.to_thread(_replay_figure, replay_games))
     if faust_games > 0:
-        figures += await _faust_figures(redis_url, faust_games)
+        from services.cli.bench_all_faust import faust_figures
+
+        figures += await faust_figures(redis_url, faust_games, faust_isolate)
     return {
         "bench": "all",
         "machine": machine(),
@@ -677,6 +587,7 @@ async def run_all(
             "driver_games": driver_games,
             "two_processes": two_processes,
             "faust_games": faust_games,
+            "faust_isolate": faust_isolate,
             "game": GAME,
         },
         "figures": figures,
@@ -696,6 +607,12 @@ def bench_all(
     faust_games: Annotated[
         int, typer.Option(help="Fallen games of load for the faust lag (0: skip it)")
     ] = 8,
+    faust_isolate: Annotated[
+        bool,
+        typer.Option(
+            help="Run the faust worker on a core of its own, the rest of its path on the others"
+        ),
+    ] = False,
     redis_url: Annotated[
         str | None, typer.Option(help="Redis to use; default: start one (appendfsync always)")
     ] = None,
@@ -719,6 +636,7 @@ def bench_all(
                 driver_games,
                 two_processes,
                 faust_games,
+                faust_isolate,
             )
         )
     typer.echo(table(doc))

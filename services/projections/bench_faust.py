@@ -40,13 +40,14 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
 from services.kernel.envelope import NewEvent
 from services.kernel.games import GAME_CREATED
+from services.projections.bench_broker import broker_hop, relayed
+from services.projections.cpus import CpuMeter, children_named, split_cpus
 
 GAME = "fallen"
 ROOT = Path(__file__).resolve().parents[2]
@@ -80,16 +81,28 @@ def playouts(games: int, seed: str) -> list[tuple[str, list[list[NewEvent]]]]:
 
 @contextmanager
 def worker(
-    bootstrap: str, store_url: str, views_url: str, app_id: str, prefix: str
+    bootstrap: str,
+    store_url: str,
+    views_url: str,
+    app_id: str,
+    prefix: str,
+    cpus: frozenset[int] | None = None,
 ) -> Iterator[Any]:
-    """Run one faust worker of the projection app in its own process."""
+    """Run one faust worker of the projection app in its own process (on cpus only, when
+    given: every thread it starts inherits them)."""
     cmd = [
         sys.executable, "-m", "services.cli.main", "projections", "faust",
         "--kafka", bootstrap, "--store", store_url, "--views", views_url,
         "--app-id", app_id, "--topic-prefix", prefix,
     ]  # fmt: skip
+    pin = None if cpus is None else (lambda: os.sched_setaffinity(0, cpus))
     proc = subprocess.Popen(
-        cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=dict(os.environ)
+        cmd,
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=dict(os.environ),
+        preexec_fn=pin,
     )
     try:
         yield proc
@@ -123,7 +136,15 @@ async def wait_until(check: Any, what: str, poll_s: float = 0.02) -> float:
 class Phase:
     """One store prefix, topic prefix, consumer group and view store, with its relay."""
 
-    def __init__(self, redis_url: str, bootstrap: str, tmp: str, name: str) -> None:
+    def __init__(
+        self,
+        redis_url: str,
+        bootstrap: str,
+        tmp: str,
+        name: str,
+        cpus: frozenset[int] | None = None,
+        others: dict[str, int] | None = None,
+    ) -> None:
         from services.kernel.store.redis import RedisEventStore
         from services.kernel.stream.kafka_relay import KafkaRelay
         from services.projections.viewstore import open_view_store
@@ -136,13 +157,18 @@ class Phase:
         self.topics = f"bench{tag}.events."
         self.app_id = f"benchfaust-{tag}"
         self.bootstrap = bootstrap
+        self.cpus = cpus  # the worker's own cores (None: it shares every core)
+        # the other processes of the path on this machine, whose CPU the load phases meter
+        self.others: dict[str, int] = {"bench": os.getpid(), **(others or {})}
         self.relay = KafkaRelay(self.store, bootstrap, topic_prefix=self.topics)
         self.stop = asyncio.Event()
         self.relaying: asyncio.Task[None] | None = None
 
     def worker(self) -> Any:
         """Return the context of this phase's faust worker."""
-        return worker(self.bootstrap, self.store_url, self.views_url, self.app_id, self.topics)
+        return worker(
+            self.bootstrap, self.store_url, self.views_url, self.app_id, self.topics, self.cpus
+        )
 
     def start_relay(self) -> None:
         """Relay the store to Kafka from now on (woken by each append)."""
@@ -162,53 +188,6 @@ class Phase:
         await self.relay.close()
         await self.views.close()
         await self.store.close()
-
-
-def machine_ticks() -> tuple[int, int] | None:
-    """Return (busy, total) CPU ticks of the whole machine so far, or None off Linux."""
-    try:
-        fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
-    except OSError:
-        return None
-    ticks = [int(x) for x in fields[:8]]
-    idle = ticks[3] + ticks[4]  # idle and iowait
-    return sum(ticks) - idle, sum(ticks)
-
-
-def process_seconds(pid: int) -> float | None:
-    """Return the CPU seconds (user and system) a process used so far, or None."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    fields = stat.rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-@dataclass
-class CpuMeter:
-    """The machine's busy share and one process's CPU (in cores) between start and stop."""
-
-    pid: int
-    started: float = 0.0
-    machine: tuple[int, int] | None = None
-    process: float | None = None
-    figures: dict[str, float] = field(default_factory=dict)
-
-    def start(self) -> None:
-        self.started, self.machine = time.perf_counter(), machine_ticks()
-        self.process = process_seconds(self.pid)
-
-    def stop(self) -> dict[str, float]:
-        """Return {"machine_cpu_busy": 0..1, "worker_cpu_cores": cores} (what Linux tells)."""
-        took = max(time.perf_counter() - self.started, 1e-6)
-        now, proc = machine_ticks(), process_seconds(self.pid)
-        if now is not None and self.machine is not None and now[1] > self.machine[1]:
-            busy = (now[0] - self.machine[0]) / (now[1] - self.machine[1])
-            self.figures["machine_cpu_busy"] = round(busy, 3)
-        if proc is not None and self.process is not None:
-            self.figures["worker_cpu_cores"] = round((proc - self.process) / took, 3)
-        return self.figures
 
 
 async def append_game(store: Any, gid: str, appends: list[list[NewEvent]]) -> int:
@@ -255,7 +234,7 @@ async def paced(
         warm = NewEvent(GAME_CREATED, {"game": "none", "seats": {}, "options": {}})
         await phase.store.append("game-warmup", 0, [warm])  # the worker is live once it
         await wait_until(lambda: _some(phase.views, ["warmup"]), "the worker to join")
-        meter = CpuMeter(proc.pid)
+        meter = CpuMeter({"worker": proc.pid, **phase.others})
         meter.start()
         start = time.perf_counter()
         first = asyncio.ensure_future(wait_until(lambda: _some(phase.views, ids), "a view"))
@@ -284,41 +263,72 @@ async def paced(
     return total / took, status
 
 
+def cores_of(status: dict[str, Any]) -> dict[str, float]:
+    """Return {process: cores} of a phase's CPU figures ("worker", "broker", ...)."""
+    tail = "_cpu_cores"
+    return {k.removesuffix(tail): float(v) for k, v in status.items() if k.endswith(tail)}
+
+
+def local_redis_pid(redis_url: str) -> tuple[int, ...]:
+    """Return the pid of the Redis server at redis_url when it runs on this machine."""
+    import redis
+
+    client = redis.Redis.from_url(redis_url)
+    try:
+        host = str(client.connection_pool.connection_kwargs.get("host", ""))
+        if host not in ("localhost", "127.0.0.1", "::1"):
+            return ()
+        return (int(client.info("server")["process_id"]),)
+    finally:
+        client.close()
+
+
 async def faust_lag(
     redis_url: str,
     backlog_games: int = 4,
     load_games: int = 8,
     fraction: float = 0.8,
     light_fraction: float = 0.4,
+    isolate: bool = False,
 ) -> dict[str, Any]:
     """Return the faust runner's maximum rate and its lag at fraction of it, and (unless
     light_fraction is 0) at that lighter fraction with half the games: the path's own
-    floor, with cores to spare."""
+    floor, with cores to spare. With ``isolate`` the worker runs on a core of its own and
+    the appenders, the relay, the broker and a local Redis on the others (cpus.py)."""
     from services.kernel.localservers import kafka_broker
 
     backlog = playouts(backlog_games, "max")
     live = playouts(backlog_games, "live")
     load = playouts(load_games, "load")
-    with kafka_broker() as bootstrap, tempfile.TemporaryDirectory(prefix="fallen-faust-") as tmp:
-        first = Phase(redis_url, bootstrap, tmp, "max")
+    with ExitStack() as stack:
+        redis_pid = local_redis_pid(redis_url)
+        split = stack.enter_context(split_cpus(redis_pid)) if isolate else None
+        cpus = split.worker if split is not None else None
+        bootstrap = stack.enter_context(kafka_broker())
+        others = dict(
+            [("redis", pid) for pid in redis_pid] + [("broker", p) for p in children_named("tansu")]
+        )
+        tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="fallen-faust-"))
+        first = Phase(redis_url, bootstrap, tmp, "max", cpus, others)
         try:
             backlog_max = await max_rate(first, backlog)
         finally:
             await first.close()
-        second = Phase(redis_url, bootstrap, tmp, "live")
+        second = Phase(redis_url, bootstrap, tmp, "live", cpus, others)
         try:
             _, saturated = await paced(second, live, backlog_max, appenders=4)
         finally:
             await second.close()
         maximum = min(backlog_max, float(saturated["applied_per_s"]))
-        third = Phase(redis_url, bootstrap, tmp, "load")
+        third = Phase(redis_url, bootstrap, tmp, "load", cpus, others)
         try:
             achieved, status = await paced(third, load, fraction * maximum, appenders=4)
         finally:
             await third.close()
+        hop = await broker_hop(bootstrap, relayed(load), achieved)
         light: dict[str, Any] = {}
         if light_fraction > 0:
-            fourth = Phase(redis_url, bootstrap, tmp, "light")
+            fourth = Phase(redis_url, bootstrap, tmp, "light", cpus, others)
             try:
                 _, light = await paced(
                     fourth, load[: max(1, len(load) // 2)], light_fraction * maximum, appenders=4
@@ -343,4 +353,11 @@ async def faust_lag(
         "light_lag_p50_ms": 1000 * float(light.get("lag_p50_s", 0.0)) if light else None,
         "light_lag_p99_ms": 1000 * float(light.get("lag_p99_s", 0.0)) if light else None,
         "light_machine_cpu_busy": light.get("machine_cpu_busy"),
+        "worker_cores": sorted(cpus) if cpus is not None else None,
+        "load_stages": status.get("stages", {}),
+        "broker_hop_p50_ms": 1000 * float(hop["hop_p50_s"]),
+        "broker_hop_p99_ms": 1000 * float(hop["hop_p99_s"]),
+        "load_cpu_cores": cores_of(status),
+        "light_stages": light.get("stages", {}),
+        "light_cpu_cores": cores_of(light),
     }

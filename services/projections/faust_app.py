@@ -23,6 +23,7 @@ import json
 import logging
 import os
 import socket
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,7 +35,7 @@ from services.kernel.gcpolicy import freeze_startup
 from services.kernel.store.base import EventStore
 from services.kernel.store.factory import open_store
 from services.kernel.stream.base import TOPIC_PREFIX, record_key, topic_for
-from services.projections.projector import Projector, extra_games_from_env
+from services.projections.projector import Projector, extra_games_from_env, occurred_seconds
 from services.projections.records import GAME_FAMILIES
 from services.projections.viewstore import ViewStore, open_view_store
 
@@ -86,7 +87,9 @@ def _short_fetch_waits() -> None:
 
     def create_worker_consumer(self: Any, transport: Any) -> Any:
         consumer = create(self, transport)
-        consumer._fetch_max_wait_ms = FETCH_MAX_WAIT_MS
+        consumer._fetch_max_wait_ms = int(
+            1000 * _seconds("FALLEN_FAUST_FETCH_WAIT_MS", FETCH_MAX_WAIT_MS / 1000)
+        )
         return consumer
 
     thread._create_worker_consumer = create_worker_consumer  # type: ignore[method-assign]
@@ -118,6 +121,20 @@ def _router(by_game: Any) -> Any:
             await asyncio.gather(*sent)
 
     return route
+
+
+def _time_stages(
+    projector: Projector, events: list[Any], envs: list[Envelope], received: float
+) -> None:
+    """Record each event's relay stage (append to the record's Kafka timestamp, which the
+    relay's producer sets) and broker stage (that timestamp to its receipt here)."""
+    for event, env in zip(events, envs, strict=True):
+        produced = getattr(event.message, "timestamp", None)
+        appended = occurred_seconds(env)
+        if not produced or appended is None:
+            continue
+        projector.stages.add("relay", float(produced) - appended)
+        projector.stages.add("broker", received - float(produced))
 
 
 @dataclass(frozen=True)
@@ -262,9 +279,11 @@ def make_app(cfg: FaustConfig) -> faust.App:
         within = _seconds("FALLEN_FAUST_WITHIN_MS", PROJECT_WITHIN_S)
         try:
             async for events in stream.noack_take(TAKE, within=within):
+                received = time.time()
                 envs = [Envelope.from_dict(json.loads(e.value)) for e in events]
+                _time_stages(projector(), events, envs, received)
                 async with parts.lock:
-                    await projector().process(envs)
+                    await projector().process(envs, received_at=received)
                     await settle(stream, events, envs)
                 parts.wake.set()
         finally:
@@ -295,10 +314,23 @@ def make_app(cfg: FaustConfig) -> faust.App:
     return app
 
 
+class QuietWorker(faust.Worker):
+    """faust's worker without its terminal spinner. faust turns the spinner by sending
+    every log record to it, so it sets the root logger to DEBUG whatever the level asked
+    for: every debug call of aiokafka, faust and mode then builds a record (it looks up its
+    caller's frame) for a spinner that nobody sees in a container. That was about 6% of the
+    worker's CPU under load (py-spy, docs/performance.md, stop 26)."""
+
+    def on_setup_root_logger(self, logger: logging.Logger, level: int) -> None:
+        """Set up the root logger at the level asked for, with no spinner."""
+        self.spinner = None
+        super().on_setup_root_logger(logger, level)
+
+
 def run_worker(cfg: FaustConfig, loglevel: str = "WARNING") -> None:
     """Run one faust worker until it is stopped (blocks)."""
     app = make_app(cfg)
-    worker = faust.Worker(app, loglevel=loglevel, quiet=True)
+    worker = QuietWorker(app, loglevel=loglevel, quiet=True)
     worker.execute_from_commandline()
 
 

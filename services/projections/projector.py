@@ -38,6 +38,7 @@ from services.projections import core
 from services.projections.busy import BusyShare
 from services.projections.core import GameProjection, Gap, NeedsState
 from services.projections.records import audit_record
+from services.projections.stages import Stages, quantiles
 from services.projections.viewstore import Batch, ViewStore
 from services.projections.viewtext import ViewText
 from services.rules.common.api import GameRules, Setup
@@ -129,7 +130,9 @@ class Projector:
         self.busy = BusyShare()
         self.deferred: set[str] = set()  # games whose views wait for flush()
         self._viewed_at: dict[str, float] = {}  # game -> monotonic time its views were written
-        self._waiting: dict[str, list[float]] = {}  # deferred game -> its events' append times
+        # deferred game -> its events' (append time, receipt time or None)
+        self._waiting: dict[str, list[tuple[float, float | None]]] = {}
+        self.stages = Stages()  # where the lag goes, for runners that know (faust_app.py)
 
     def rules_of(self, game: str) -> GameRules | None:
         """Return the engine of a game kind, or None when this deployment has none."""
@@ -211,9 +214,13 @@ class Projector:
         return core.mark_viewed(proj)
 
     async def process(
-        self, envs: Sequence[Envelope], checkpoint: tuple[str, str] | None = None
+        self,
+        envs: Sequence[Envelope],
+        checkpoint: tuple[str, str] | None = None,
+        received_at: float | None = None,
     ) -> int:
-        """Apply events and commit views, audit records and checkpoint; return events applied."""
+        """Apply events and commit views, audit records and checkpoint; return events applied
+        (received_at: when the runner received them, Unix time, to time the worker stage)."""
         started = time.monotonic()
         batch = Batch(checkpoint=checkpoint)
         touched: dict[str, GameProjection] = {}
@@ -244,7 +251,7 @@ class Projector:
         for game_id, proj in touched.items():
             self._remember(game_id, proj)
         self._viewed(viewed, now)
-        self._measure(envs, self.applied - before)
+        self._measure(envs, self.applied - before, received_at)
         self.busy.add(started, time.monotonic())
         return self.applied - before
 
@@ -319,32 +326,36 @@ class Projector:
         while len(self._cache) > self.max_cached:
             self._cache.popitem(last=False)
 
-    def _measure(self, envs: Sequence[Envelope], applied: int) -> None:
+    def _measure(
+        self, envs: Sequence[Envelope], applied: int, received_at: float | None = None
+    ) -> None:
         """Record append-to-view lag of the batch's events."""
         if not envs:
             return
         APPLIED.labels(self.runner).inc(applied)
         self.last_position = max(self.last_position, max(e.position for e in envs))
-        now: list[float] = []
+        now: list[tuple[float, float | None]] = []
         for env in envs:
             at = occurred_seconds(env)
             if at is None:
                 continue
             game_id = stream_game(env.stream)
             if game_id in self.deferred:
-                self._waiting.setdefault(game_id, []).append(at)
+                self._waiting.setdefault(game_id, []).append((at, received_at))
             else:
-                now.append(at)
+                now.append((at, received_at))
         self._observe(now)
 
-    def _observe(self, appended_at: Sequence[float]) -> None:
-        """Record the lag of events (by append time) whose views are written now."""
+    def _observe(self, times: Sequence[tuple[float, float | None]]) -> None:
+        """Record the lag of events (append time, receipt time) whose views are written now."""
         now = time.time()
-        for at in appended_at:
+        for at, received in times:
             lag = max(0.0, now - at)
             self.lag_samples.append(lag)
             LAG_SECONDS.labels(self.runner).observe(lag)
             self.last_lag = lag
+            if received is not None:
+                self.stages.add("worker", now - received)
 
     def forget(self) -> None:
         """Drop every cached projection (the next events reload them)."""
@@ -352,10 +363,7 @@ class Projector:
 
     def lag_quantiles(self, last: int = STATUS_SAMPLES) -> tuple[float, float]:
         """Return (p50, p99) in seconds of the last append-to-view lags (0 when none)."""
-        recent = sorted(list(self.lag_samples)[-last:])
-        if not recent:
-            return 0.0, 0.0
-        return recent[len(recent) // 2], recent[min(len(recent) - 1, int(0.99 * len(recent)))]
+        return quantiles(list(self.lag_samples)[-last:])
 
     def status(self, lag_events: int, position: int | None = None) -> dict[str, Any]:
         """Return this runner's status record."""
@@ -368,6 +376,7 @@ class Projector:
             "lag_p99_s": round(p99, 6),
             "position": int(self.last_position if position is None else position),
             "applied": self.applied,
+            **({"stages": self.stages.status()} if self.stages.samples else {}),
             "updated_at": dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds"),
         }
 

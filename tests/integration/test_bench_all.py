@@ -76,3 +76,39 @@ async def test_given_one_game_when_the_faust_lag_is_measured_then_every_number_i
     # and the lighter load (40% of the maximum) was measured too
     assert r["light_fraction"] == 0.4
     assert r["light_lag_p99_ms"] >= r["light_lag_p50_ms"] > 0, r
+    # and the lag was split into its stages, each timed for every applied event
+    stages = r["load_stages"]
+    assert set(stages) == {"relay", "broker", "worker"}, stages
+    for stage in stages.values():
+        assert stage["n"] > 0 and stage["p99_s"] >= stage["p50_s"] >= 0, stages
+    # and no stage took longer than the whole lag at its p99
+    assert max(s["p99_s"] for s in stages.values()) <= r["lag_p99_ms"] / 1000 + 0.001, r
+    # and the broker hop was measured alone at the load's rate (the stage's baseline)
+    assert r["broker_hop_p99_ms"] >= r["broker_hop_p50_ms"] > 0, r
+    # and every process of the path had its CPU metered: the worker, this process
+    # (appenders and relay), the local Redis and the broker
+    assert set(r["load_cpu_cores"]) == {"worker", "bench", "redis", "broker"}, r
+    assert all(v >= 0 for v in r["load_cpu_cores"].values()), r
+    assert r["load_cpu_cores"]["worker"] > 0, r
+    # and the worker shared every core (no isolation asked)
+    assert r["worker_cores"] is None
+
+
+async def test_given_isolation_when_the_faust_lag_is_measured_then_the_worker_has_its_own_core(
+    redis_url: str,
+) -> None:
+    from services.projections.bench_faust import faust_lag
+
+    before = os.sched_getaffinity(0)
+    # when: the worker is asked to run on a core of its own, one game, no lighter phase
+    r_iso = await faust_lag(
+        redis_url, backlog_games=1, load_games=1, light_fraction=0, isolate=True
+    )
+    # then: where the machine has two cores or more the worker had the last one, and this
+    # process's cores are restored after
+    if len(before) >= 2:
+        assert r_iso["worker_cores"] == [max(before)], r_iso
+    else:
+        assert r_iso["worker_cores"] is None
+    assert os.sched_getaffinity(0) == before
+    assert r_iso["lag_p99_ms"] > 0 and r_iso["light_lag_p99_ms"] is None
