@@ -17,7 +17,7 @@ from services.dice.engine import DiceEngine
 from services.dice.port import DicePort
 from services.dice.service import mount as dice_mount
 from services.echo.service import mount as echo_mount
-from services.kernel.grpcx.client import ServiceCredentials, internal_channel
+from services.kernel.grpcx.client import Reconnecting, ServiceCredentials
 from services.kernel.grpcx.server import Mount, Running, start_server
 from services.kernel.store.base import EventStore
 from services.rules.common.api import GameRules
@@ -57,7 +57,7 @@ class Backend:
 
     running: Running
     store: EventStore
-    channels: list[grpc.aio.Channel] = field(default_factory=list)
+    channels: list[grpc.aio.Channel | Reconnecting] = field(default_factory=list)
     tasks: list[asyncio.Task[None]] = field(default_factory=list)
     matchmaker: Any = None  # the Matchmaker when this server runs matchmaking
 
@@ -108,7 +108,7 @@ async def serve(
     deck service there (gRPC, services/deck/client.py); without it, it deals in-process
     over the shared store. Serving all, the runner always deals in-process.
     """
-    channels: list[grpc.aio.Channel] = []
+    channels: list[grpc.aio.Channel | Reconnecting] = []
     mounts: list[Mount] = [echo_mount()] if echo else []
     runner: GameRunner | None = None
     if service == ALL:
@@ -124,7 +124,7 @@ async def serve(
     elif service == "deck" or service in RULES_POOLS:
         if not dice_addr:
             raise ValueError(f"the {service} service alone needs --dice HOST:PORT")
-        channel = internal_channel(dice_addr)
+        channel = Reconnecting(dice_addr)
         channels.append(channel)
         remote = GrpcDice(channel, ServiceCredentials(service))
         if service == "deck":
@@ -132,7 +132,7 @@ async def serve(
         else:
             deck = None
             if deck_addr:
-                deck_channel = internal_channel(deck_addr)
+                deck_channel = Reconnecting(deck_addr)
                 channels.append(deck_channel)
                 deck = DeckServicePort(GrpcDeck(deck_channel, ServiceCredentials(service)))
             runner = GameRunner(store, remote, extra_games, only=RULES_POOLS[service], deck=deck)

@@ -18,7 +18,7 @@ from fallen.deck.v1 import deck_pb2, deck_pb2_grpc
 
 from services.deck.dealing import MOVE, PUT, DealRequest, Dealt
 from services.deck.zones import BOTTOM, TOP
-from services.kernel.grpcx.client import Retry, ServiceCredentials, call
+from services.kernel.grpcx.client import Reconnecting, Retry, ServiceCredentials, Stubs, call
 
 KIND_PB = {
     "deck_form": deck_pb2.DEAL_KIND_FORM,
@@ -54,9 +54,12 @@ class GrpcDeck:
     """Dealing by a remote DeckService, with a service token and retries."""
 
     def __init__(
-        self, channel: grpc.aio.Channel, creds: ServiceCredentials, retry: Retry | None = None
+        self,
+        channel: grpc.aio.Channel | Reconnecting,
+        creds: ServiceCredentials,
+        retry: Retry | None = None,
     ) -> None:
-        self.stub = deck_pb2_grpc.DeckServiceStub(channel)
+        self.stubs = Stubs(channel, deck_pb2_grpc.DeckServiceStub)
         self.creds = creds
         self.retry = retry or Retry()
 
@@ -65,9 +68,9 @@ class GrpcDeck:
         msg = deal_message(game_id, req, key)
 
         async def once(timeout: float) -> deck_pb2.DealResponse:
-            return await self.stub.Deal(msg, metadata=self.creds.metadata(), timeout=timeout)
+            return await self.stubs.get().Deal(msg, metadata=self.creds.metadata(), timeout=timeout)
 
-        resp = await call(once, self.retry, idempotent=bool(key))
+        resp = await call(once, self.retry, idempotent=bool(key), reconnect=self.stubs.reconnect())
         return Dealt(tuple(resp.cards), resp.count, resp.version)
 
     async def seal(self, game_id: str, deck: str, cards: Sequence[str]) -> bool:
@@ -75,7 +78,7 @@ class GrpcDeck:
         msg = deck_pb2.SealRequest(game_id=game_id, deck=deck, cards=list(cards))
 
         async def once(timeout: float) -> deck_pb2.SealResponse:
-            return await self.stub.Seal(msg, metadata=self.creds.metadata(), timeout=timeout)
+            return await self.stubs.get().Seal(msg, metadata=self.creds.metadata(), timeout=timeout)
 
-        resp = await call(once, self.retry)
+        resp = await call(once, self.retry, reconnect=self.stubs.reconnect())
         return not resp.kept

@@ -12,16 +12,19 @@ from fallen.dice.v1 import dice_pb2, dice_pb2_grpc
 
 from services.dice.kinds import catalog
 from services.dice.port import Permutation, Roll, RolledDie
-from services.kernel.grpcx.client import Retry, ServiceCredentials, call
+from services.kernel.grpcx.client import Reconnecting, Retry, ServiceCredentials, Stubs, call
 
 
 class GrpcDice:
     """Calls a remote DiceService with a service token."""
 
     def __init__(
-        self, channel: grpc.aio.Channel, creds: ServiceCredentials, retry: Retry | None = None
+        self,
+        channel: grpc.aio.Channel | Reconnecting,
+        creds: ServiceCredentials,
+        retry: Retry | None = None,
     ) -> None:
-        self.stub = dice_pb2_grpc.DiceServiceStub(channel)
+        self.stubs = Stubs(channel, dice_pb2_grpc.DiceServiceStub)
         self.creds = creds
         self.retry = retry or Retry()
 
@@ -30,9 +33,11 @@ class GrpcDice:
         msg = dice_pb2.CommitSeedRequest(game_id=game_id, client_seed=client_seed)
 
         async def once(timeout: float) -> dice_pb2.CommitSeedResponse:
-            return await self.stub.CommitSeed(msg, metadata=self.creds.metadata(), timeout=timeout)
+            return await self.stubs.get().CommitSeed(
+                msg, metadata=self.creds.metadata(), timeout=timeout
+            )
 
-        return str((await call(once, self.retry)).commitment)
+        return str((await call(once, self.retry, reconnect=self.stubs.reconnect())).commitment)
 
     async def roll(
         self,
@@ -48,9 +53,9 @@ class GrpcDice:
         )
 
         async def once(timeout: float) -> dice_pb2.RollResponse:
-            return await self.stub.Roll(msg, metadata=self.creds.metadata(), timeout=timeout)
+            return await self.stubs.get().Roll(msg, metadata=self.creds.metadata(), timeout=timeout)
 
-        resp = await call(once, self.retry, idempotent=bool(key))
+        resp = await call(once, self.retry, idempotent=bool(key), reconnect=self.stubs.reconnect())
         cat = catalog()
         results = tuple(
             RolledDie(d.kind, cat.faces.get(d.kind, ()), d.index, d.face) for d in resp.results
@@ -62,9 +67,11 @@ class GrpcDice:
         msg = dice_pb2.ShuffleRequest(game_id=game_id, purpose=purpose, count=count, key=key)
 
         async def once(timeout: float) -> dice_pb2.ShuffleResponse:
-            return await self.stub.Shuffle(msg, metadata=self.creds.metadata(), timeout=timeout)
+            return await self.stubs.get().Shuffle(
+                msg, metadata=self.creds.metadata(), timeout=timeout
+            )
 
-        resp = await call(once, self.retry, idempotent=bool(key))
+        resp = await call(once, self.retry, idempotent=bool(key), reconnect=self.stubs.reconnect())
         return Permutation(resp.nonce, tuple(resp.order))
 
     async def reveal(self, game_id: str) -> str:
@@ -72,6 +79,8 @@ class GrpcDice:
         msg = dice_pb2.RevealRequest(game_id=game_id)
 
         async def once(timeout: float) -> dice_pb2.RevealResponse:
-            return await self.stub.Reveal(msg, metadata=self.creds.metadata(), timeout=timeout)
+            return await self.stubs.get().Reveal(
+                msg, metadata=self.creds.metadata(), timeout=timeout
+            )
 
-        return str((await call(once, self.retry)).server_seed)
+        return str((await call(once, self.retry, reconnect=self.stubs.reconnect())).server_seed)
