@@ -43,11 +43,9 @@ def check_shape(cmd: Command, seats: tuple[str, ...], schemas: Mapping[str, Sche
     args = cmd.args
     if type(args) is dict and type(cmd.seat) is str:  # _shape(cmd, schemas), inlined
         key: tuple[Any, ...] | None = (
-            id(schemas),
-            cmd.seat,
-            cmd.kind,
-            tuple(args),
-            tuple(map(type, args.values())),
+            (id(schemas), cmd.seat, cmd.kind, tuple(args), tuple(map(type, args.values())))
+            if args
+            else (id(schemas), cmd.seat, cmd.kind)  # no fields (a pass): nothing to type
         )
         if key in _WELL_FORMED:
             return
