@@ -425,7 +425,7 @@ class Ctx:
             return self.events
         for event in reversed(self.events):
             if event.visibility == PUBLIC and FLOW not in event.data:
-                event.__dict__["data"] = {**event.data, FLOW: flow}
+                _own(event)[FLOW] = flow  # its own payload: no copy (FLOW is its last key)
                 if not over:
                     self._change({"tasks": tuple(flow["tasks"]), "pending": self.pending})
                 return self.events
