@@ -37,6 +37,16 @@ def _shape(cmd: Command, schemas: Mapping[str, Schema]) -> tuple[Any, ...] | Non
 
 _new = object.__new__
 
+_SEAT_DECISIONS: dict[tuple[str, str, str], Pending] = {}  # (seat, kind, prompt) -> Pending
+_MAX_DECISIONS = 4096
+
+
+def _pending(seat: str, kind: str, prompt: str, chance: ChanceRequest | None) -> Pending:
+    """Return Pending(seat, kind, prompt, chance), built without the frozen __init__."""
+    found = _new(Pending)
+    found.__dict__.update(seat=seat, kind=kind, prompt=prompt, chance=chance)
+    return found
+
 
 def check_shape(cmd: Command, seats: tuple[str, ...], schemas: Mapping[str, Schema]) -> None:
     """Raise InvalidArgument (naming the field) unless the command is well-formed."""
@@ -178,13 +188,16 @@ class KernelRules:
         p = state.pending
         found: Pending | None = None
         if p is not None:
-            request: ChanceRequest | None = None
-            if p["seat"] == CHANCE:
-                request = request_of(p, self.seats)
-            found = object.__new__(Pending)  # a frozen dataclass built without its slow __init__
-            found.__dict__.update(
-                seat=p["seat"], kind=p["kind"], prompt=p["prompt"], chance=request
-            )
+            seat, kind, prompt = p["seat"], p["kind"], p["prompt"]
+            if seat == CHANCE:
+                found = _pending(seat, kind, prompt, request_of(p, self.seats))
+            else:  # a seat's decision is its seat, kind and prompt: one shared frozen object
+                key = (seat, kind, prompt)
+                found = _SEAT_DECISIONS.get(key)
+                if found is None:
+                    found = _pending(seat, kind, prompt, None)
+                    if len(_SEAT_DECISIONS) < _MAX_DECISIONS:
+                        _SEAT_DECISIONS[key] = found
         self._pending_memo = (state, found)
         return found
 
