@@ -37,8 +37,19 @@ def _shape(cmd: Command, schemas: Mapping[str, Schema]) -> tuple[Any, ...] | Non
 
 _new = object.__new__
 
-_SEAT_DECISIONS: dict[tuple[str, str, str], Pending] = {}  # (seat, kind, prompt) -> Pending
+_DECISIONS: dict[tuple[Any, ...], Pending] = {}  # what a Pending is made of -> Pending
 _MAX_DECISIONS = 4096
+
+
+def _dice_key(pending: Mapping[str, Any], seats: tuple[str, ...]) -> tuple[Any, ...] | None:
+    """Return what a chance decision's Pending is made of when it is a dice roll or a
+    shuffle (a deck request names cards: None)."""
+    kind = pending["kind"]
+    if kind != "roll" and kind != "shuffle":
+        return None
+    data = pending["data"]
+    dice = tuple(data.get("dice", ()))
+    return kind, pending["prompt"], data["purpose"], dice, data.get("count", 0), seats
 
 
 def _pending(seat: str, kind: str, prompt: str, chance: ChanceRequest | None) -> Pending:
@@ -189,15 +200,15 @@ class KernelRules:
         found: Pending | None = None
         if p is not None:
             seat, kind, prompt = p["seat"], p["kind"], p["prompt"]
-            if seat == CHANCE:
-                found = _pending(seat, kind, prompt, request_of(p, self.seats))
-            else:  # a seat's decision is its seat, kind and prompt: one shared frozen object
-                key = (seat, kind, prompt)
-                found = _SEAT_DECISIONS.get(key)
-                if found is None:
-                    found = _pending(seat, kind, prompt, None)
-                    if len(_SEAT_DECISIONS) < _MAX_DECISIONS:
-                        _SEAT_DECISIONS[key] = found
+            # one shared frozen Pending for each seat decision and each dice request
+            key = (seat, kind, prompt) if seat != CHANCE else _dice_key(p, self.seats)
+            if key is not None:
+                found = _DECISIONS.get(key)
+            if found is None:
+                request = request_of(p, self.seats) if seat == CHANCE else None
+                found = _pending(seat, kind, prompt, request)
+                if key is not None and len(_DECISIONS) < _MAX_DECISIONS:
+                    _DECISIONS[key] = found
         self._pending_memo = (state, found)
         return found
 
