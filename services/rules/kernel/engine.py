@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 from services.kernel.errors import InvalidArgument, RuleViolation
 from services.rules.kernel.api import CHANCE, ChanceRequest, Command, Event, Pending
 from services.rules.kernel.chance import CHANCE_SCHEMAS, check_chance, example_answer, request_of
-from services.rules.kernel.flow import Args, Registry, is_answer
+from services.rules.kernel.flow import Args, Ctx, Registry, is_answer
 from services.rules.kernel.state import State, dumps, to_json
 
 Schema = Mapping[str, type]
@@ -166,7 +166,7 @@ class KernelRules:
             raise RuleViolation("the game is over" if state.phase == "over" else "no game yet")
         if command.seat != pending["seat"]:
             raise RuleViolation(self.not_your_turn(pending))
-        ctx = self.registry.ctx(state)
+        ctx = Ctx(self.registry, state)  # registry.ctx(state), without its call
         if command.seat == CHANCE:
             args = check_chance(pending, command)
             if pending["kind"] == "roll":  # dice are public: a roll is a fact (never a deal)
