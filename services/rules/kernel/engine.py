@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 from services.kernel.errors import InvalidArgument, RuleViolation
 from services.rules.kernel.api import CHANCE, ChanceRequest, Command, Event, Pending
 from services.rules.kernel.chance import CHANCE_SCHEMAS, check_chance, example_answer, request_of
-from services.rules.kernel.flow import Args, Registry, is_answer
+from services.rules.kernel.flow import Args, Ctx, Registry, is_answer
 from services.rules.kernel.state import State, dumps, to_json
 
 Schema = Mapping[str, type]
@@ -37,17 +37,36 @@ def _shape(cmd: Command, schemas: Mapping[str, Schema]) -> tuple[Any, ...] | Non
 
 _new = object.__new__
 
+_DECISIONS: dict[tuple[Any, ...], Pending] = {}  # what a Pending is made of -> Pending
+_MAX_DECISIONS = 4096
+
+
+def _dice_key(pending: Mapping[str, Any], seats: tuple[str, ...]) -> tuple[Any, ...] | None:
+    """Return what a chance decision's Pending is made of when it is a dice roll or a
+    shuffle (a deck request names cards: None)."""
+    kind = pending["kind"]
+    if kind != "roll" and kind != "shuffle":
+        return None
+    data = pending["data"]
+    dice = tuple(data.get("dice", ()))
+    return kind, pending["prompt"], data["purpose"], dice, data.get("count", 0), seats
+
+
+def _pending(seat: str, kind: str, prompt: str, chance: ChanceRequest | None) -> Pending:
+    """Return Pending(seat, kind, prompt, chance), built without the frozen __init__."""
+    found = _new(Pending)
+    found.__dict__.update(seat=seat, kind=kind, prompt=prompt, chance=chance)
+    return found
+
 
 def check_shape(cmd: Command, seats: tuple[str, ...], schemas: Mapping[str, Schema]) -> None:
     """Raise InvalidArgument (naming the field) unless the command is well-formed."""
     args = cmd.args
     if type(args) is dict and type(cmd.seat) is str:  # _shape(cmd, schemas), inlined
         key: tuple[Any, ...] | None = (
-            id(schemas),
-            cmd.seat,
-            cmd.kind,
-            tuple(args),
-            tuple(map(type, args.values())),
+            (id(schemas), cmd.seat, cmd.kind, tuple(args), tuple(map(type, args.values())))
+            if args
+            else (id(schemas), cmd.seat, cmd.kind)  # no fields (a pass): nothing to type
         )
         if key in _WELL_FORMED:
             return
@@ -147,7 +166,7 @@ class KernelRules:
             raise RuleViolation("the game is over" if state.phase == "over" else "no game yet")
         if command.seat != pending["seat"]:
             raise RuleViolation(self.not_your_turn(pending))
-        ctx = self.registry.ctx(state)
+        ctx = Ctx(self.registry, state)  # registry.ctx(state), without its call
         if command.seat == CHANCE:
             args = check_chance(pending, command)
             if pending["kind"] == "roll":  # dice are public: a roll is a fact (never a deal)
@@ -180,13 +199,16 @@ class KernelRules:
         p = state.pending
         found: Pending | None = None
         if p is not None:
-            request: ChanceRequest | None = None
-            if p["seat"] == CHANCE:
-                request = request_of(p, self.seats)
-            found = object.__new__(Pending)  # a frozen dataclass built without its slow __init__
-            found.__dict__.update(
-                seat=p["seat"], kind=p["kind"], prompt=p["prompt"], chance=request
-            )
+            seat, kind, prompt = p["seat"], p["kind"], p["prompt"]
+            # one shared frozen Pending for each seat decision and each dice request
+            key = (seat, kind, prompt) if seat != CHANCE else _dice_key(p, self.seats)
+            if key is not None:
+                found = _DECISIONS.get(key)
+            if found is None:
+                request = request_of(p, self.seats) if seat == CHANCE else None
+                found = _pending(seat, kind, prompt, request)
+                if key is not None and len(_DECISIONS) < _MAX_DECISIONS:
+                    _DECISIONS[key] = found
         self._pending_memo = (state, found)
         return found
 

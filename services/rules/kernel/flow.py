@@ -172,7 +172,6 @@ class Ctx:
         # with its record, so run hands their handler a copy (pushed args are copied already)
         self._inherited = len(state.tasks)
         self.pending: Args | None = None
-        self._evolve = registry.evolve
         self._vars: Args = {}  # the vars a compact engine's decide changed, in order
         self.compact = registry.compact is not None and registry.compact(state)
         self.facts = self.compact and registry.facts is not None and registry.facts(state)
@@ -254,7 +253,7 @@ class Ctx:
                 self._state = copy_with(state, changes)
                 self._private = True
         else:
-            self._state = self._evolve(self._state, event)
+            self._state = self.registry.evolve(self._state, event)
             self._private = False  # a game's own evolve: its result is not known to be fresh
         self.events.append(event)
         if self._held and vis == PUBLIC:  # counter changes waiting for a fact (already folded)
@@ -425,7 +424,7 @@ class Ctx:
             return self.events
         for event in reversed(self.events):
             if event.visibility == PUBLIC and FLOW not in event.data:
-                event.__dict__["data"] = {**event.data, FLOW: flow}
+                _own(event)[FLOW] = flow  # its own payload: no copy (FLOW is its last key)
                 if not over:
                     self._change({"tasks": tuple(flow["tasks"]), "pending": self.pending})
                 return self.events

@@ -5,7 +5,7 @@ from __future__ import annotations
 from itertools import islice
 
 from services.dice import fair
-from services.rules.kernel.api import CHANCE, ChanceRequest, Command, command
+from services.rules.kernel.api import CHANCE, ChanceRequest, Command, Pending, command
 from services.rules.kernel.chance import request_of
 
 SEATS = ("a", "b")
@@ -36,3 +36,38 @@ def test_given_pending_chance_decisions_when_read_then_requests_equal_the_datacl
     assert request_of(draw, SEATS) == ChanceRequest("deck_draw", "q", count=2, deck="d")
     assert command(CHANCE, "k", {"x": 1}) == Command(CHANCE, "k", {"x": 1})
     assert repr(command("a", "pass", {})) == repr(Command("a", "pass", {}))
+
+
+def test_given_pending_decisions_when_read_then_each_is_its_own_and_equal_ones_are_shared() -> None:
+    # given engines of different seats and states pending seat decisions and dice requests
+    from services.rules.kernel.engine import KernelRules
+    from services.rules.kernel.state import State
+
+    def rules_of(seats: tuple[str, ...]) -> KernelRules:
+        rules = KernelRules()
+        rules.seats = seats
+        return rules
+
+    def pending(seat: str, kind: str, prompt: str, **data: object) -> State:
+        return State(pending={"seat": seat, "kind": kind, "prompt": prompt, "data": data})
+
+    two, three = rules_of(SEATS), rules_of(("a", "b", "c"))
+    roll = {"purpose": "p", "dice": ["d6"], "resume": "r"}
+    # when the same decisions are read from different states and engines
+    window = two.pending(pending("a", "window", "w"))
+    again = two.pending(pending("a", "window", "w"))
+    dice = two.pending(pending(CHANCE, "roll", "roll d6", **roll))
+    dice_again = two.pending(pending(CHANCE, "roll", "roll d6", **roll))
+    other_seats = three.pending(pending(CHANCE, "roll", "roll d6", **roll))
+    other_dice = two.pending(pending(CHANCE, "roll", "roll d6, d6", **{**roll, "dice": ["d6"] * 2}))
+    hidden = two.pending(pending(CHANCE, "shuffle", "shuffle 3", purpose="shuffle x", count=3))
+    # then each equals the decision built by __init__ (the same object when equal)
+    assert window is again and window == Pending("a", "window", "w")
+    assert dice is dice_again and dice is not None and dice.chance is not None
+    assert dice.chance == ChanceRequest("roll", "p", dice=("d6",), visible_to=SEATS)
+    assert other_seats is not None and other_seats.chance is not None
+    assert other_seats.chance.visible_to == ("a", "b", "c")
+    assert other_dice is not None and other_dice.chance is not None
+    assert other_dice.chance.dice == ("d6", "d6")
+    assert hidden is not None and hidden.chance == ChanceRequest("shuffle", "shuffle x", count=3)
+    assert two.pending(pending("b", "window", "w")) == Pending("b", "window", "w")
