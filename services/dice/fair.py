@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import _hashlib
 import hashlib
 import hmac
 from collections.abc import Iterator, Sequence
@@ -26,13 +25,10 @@ def byte_stream(server_seed: bytes, game_id: str, client_seed: str, nonce: int) 
         r += 1
 
 
-def keyed(server_seed: bytes) -> _hashlib.HMAC:
+def keyed(server_seed: bytes) -> hmac.HMAC:
     """Return HMAC-SHA256 keyed with a server seed and fed nothing yet: a copy of it digests
-    a block without setting the key up again (the same bytes as hmac.digest).
-
-    It is OpenSSL's HMAC object itself (what hmac.new wraps): its copy, update and digest
-    are one C call each instead of a Python method around one."""
-    return _hashlib.hmac_new(server_seed, digestmod="sha256")
+    a block without setting the key up again (the same bytes as hmac.digest)."""
+    return hmac.new(server_seed, digestmod=hashlib.sha256)
 
 
 class Draws:
@@ -44,7 +40,7 @@ class Draws:
         game_id: str,
         client_seed: str,
         nonce: int,
-        keyed_seed: _hashlib.HMAC | None = None,
+        keyed_seed: hmac.HMAC | None = None,
     ) -> None:
         self._key = server_seed
         self._keyed = keyed_seed  # keyed(server_seed), shared by the draws of many nonces
