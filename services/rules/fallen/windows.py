@@ -14,6 +14,7 @@ from services.rules.fallen.cards import card, catalog_of, data_version
 from services.rules.fallen.effects import holds, run_effects
 from services.rules.fallen.flow import Args, Ctx, answer, options, task
 from services.rules.fallen.state import DL, HERO, State, other
+from services.rules.kernel.state import Reads
 
 ROLL_WINDOWS = {"dl_roll": DL, "hero_roll": HERO}
 
@@ -142,7 +143,7 @@ def window_options(state: State, data: Args) -> list[tuple[str, Args]]:
     return opts
 
 
-def ultimate_ready(state: State, seat: str) -> bool:
+def ultimate_ready(state: Reads, seat: str) -> bool:
     """Return True if a seat's Ultimate is fully charged and unused this challenge."""
     full = state.count(f"charges.{seat}") >= dv.charge_slots(state, seat)
     return full and not state.peek(f"ch.ult_used.{seat}")
@@ -185,7 +186,7 @@ def play_card(ctx: Ctx, seat: str, cid: str) -> None:
 @task("settle")
 def _settle(ctx: Ctx, a: Args) -> None:
     cid = a["card"]
-    if ctx.state.where(cid) != "limbo":
+    if cid not in ctx.zone("limbo"):
         return
     if card(cid)["type"] == "omen":
         ctx.move(cid, "limbo", "omen.deck", bottom=True)
