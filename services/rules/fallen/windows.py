@@ -145,8 +145,9 @@ def window_options(state: State, data: Args) -> list[tuple[str, Args]]:
 
 def ultimate_ready(state: Reads, seat: str) -> bool:
     """Return True if a seat's Ultimate is fully charged and unused this challenge."""
-    full = state.count(f"charges.{seat}") >= dv.charge_slots(state, seat)
-    return full and not state.peek(f"ch.ult_used.{seat}")
+    if state.peek(f"ch.ult_used.{seat}"):
+        return False
+    return state.count(f"charges.{seat}") >= dv.charge_slots(state, seat)
 
 
 @task("window_open")
