@@ -107,9 +107,8 @@ def base_dice(ctx: Ctx, seat: str) -> list[str]:
 @task("initial_roll")
 def _initial_roll(ctx: Ctx, a: Args) -> None:
     seat = a["seat"]
-    s = ctx.state
-    top = min(dv.fortune_limit(s, seat), s.count(f"fortune.{seat}"))
-    ults = [False, True] if ultimate_ready(s, seat) else [False]
+    top = min(dv.fortune_limit(ctx, seat), ctx.count(f"fortune.{seat}"))
+    ults = [False, True] if ultimate_ready(ctx, seat) else [False]
     opts = [("challenge_roll", {"fortune": n, "ultimate": u}) for n in range(top + 1) for u in ults]
     ctx.ask(
         seat,

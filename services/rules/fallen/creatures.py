@@ -155,13 +155,12 @@ def _bury(ctx: Ctx, a: Args) -> None:
 
 def upgrade_options(ctx: Ctx) -> list[tuple[str, Args]]:
     """Return the Creature upgrades the Dungeon Lord can pay for now."""
-    s = ctx.state
     out: list[tuple[str, Args]] = []
-    for slot in dv.live_slots(s):
-        cid = dv.creature_in(s, slot)
+    xp = ctx.count(f"xp.{DL}")
+    for slot in dv.live_slots(ctx):
+        cid = dv.creature_in(ctx, slot)
         level = int(card(cid)["level"]) if cid else 3
-        up = f"creature.{level + 1}.deck"
-        if level < 3 and s.count(f"xp.{DL}") >= level + 1 and decks.size(s, up):
+        if level < 3 and xp >= level + 1 and decks.size(ctx, f"creature.{level + 1}.deck"):
             out.append(("upgrade", {"slot": slot}))
     return out
 
@@ -242,7 +241,7 @@ def _picked_creature(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
 
 @task("pick_slot")
 def _pick_slot(ctx: Ctx, a: Args) -> None:
-    if ctx.state.where(a["card"]) != "limbo":
+    if a["card"] not in ctx.zone("limbo"):
         return
     ctx.ask(
         a["seat"],

@@ -76,28 +76,22 @@ def _card_sources(state: Reads) -> Iterator[tuple[str, dict[str, Any]]]:
 # key, sources, then the zones, vars, data version and challenge vars they were checked for
 _LAST: list[Any] = [None, (), None, None, None, None]
 _CH_VARS = ("ch.slot", "ch.ability", "ch.creature", "ch.mods")
+# the zones holding cards whose mods and triggers apply (_card_sources), and a slot's
+_SOURCE_ZONES = ("hero.skills", "hero.equipment", "crit.hero", "crit.dl", "bound.hero")
+_SLOT_SOURCE_ZONES = {s: (f"augment.{s}", f"curse.{s}", f"slot.{s}") for s in SLOTS}
 
 
-def _sources_key(state: Reads) -> tuple[Any, ...]:
-    """Return everything the sources depend on; unchanged parts are the same objects from
-    state to state (zones and vars are shared, never edited), so comparing is cheap."""
-    zone, var = state.zones.get, state.vars.get  # plain reads: None for an empty zone
-    slot = var("ch.slot")
-    key = (
-        data_version(),
-        zone("hero.skills"),
-        zone("hero.equipment"),
-        zone("crit.hero"),
-        zone("crit.dl"),
-        zone("bound.hero"),
-        slot,
-        var("ch.ability"),
-        var("ch.creature"),
-        var("ch.mods"),
-    )
+def _sources_key(state: Reads, ch: tuple[Any, ...]) -> tuple[Any, ...]:
+    """Return everything the sources depend on, given the values of the challenge vars they
+    read (_CH_VARS); unchanged parts are the same objects from state to state (zones and
+    vars are shared, never edited), so comparing is cheap."""
+    zones = state.zones
+    key = (data_version(), *ch, *map(zones.get, _SOURCE_ZONES))  # None for an empty zone
+    slot = ch[0]
     if slot is None:
         return key
-    return (*key, zone(f"augment.{slot}"), zone(f"curse.{slot}"), zone(f"slot.{slot}"))
+    names = _SLOT_SOURCE_ZONES.get(slot) or (f"augment.{slot}", f"curse.{slot}", f"slot.{slot}")
+    return (*key, *map(zones.get, names))
 
 
 def sources(state: Reads) -> tuple[tuple[str, dict[str, Any]], ...]:
@@ -109,20 +103,20 @@ def sources(state: Reads) -> tuple[tuple[str, dict[str, Any]], ...]:
     """
     zones, vars_, version = state.zones, state.vars, data_version()
     last = _LAST
-    if zones is last[2] and version == last[4]:
-        if vars_ is last[3]:
-            same: tuple[tuple[str, dict[str, Any]], ...] = last[1]
-            return same  # the same zones and vars objects: the same inputs
-        ch = tuple(map(vars_.get, _CH_VARS))
-        if ch == last[5]:
-            last[3] = vars_
-            kept: tuple[tuple[str, dict[str, Any]], ...] = last[1]
-            return kept
-    key = _sources_key(state)
+    same_zones = zones is last[2] and version == last[4]
+    if same_zones and vars_ is last[3]:
+        same: tuple[tuple[str, dict[str, Any]], ...] = last[1]
+        return same  # the same zones and vars objects: the same inputs
+    ch = tuple(map(vars_.get, _CH_VARS))
+    if same_zones and ch == last[5]:
+        last[3] = vars_
+        kept: tuple[tuple[str, dict[str, Any]], ...] = last[1]
+        return kept
+    key = _sources_key(state, ch)
     if last[0] != key:
         last[1] = tuple(_sources(state))
         last[0] = key
-    last[2:] = [zones, vars_, version, tuple(map(vars_.get, _CH_VARS))]
+    last[2:] = [zones, vars_, version, ch]
     found: tuple[tuple[str, dict[str, Any]], ...] = last[1]
     return found
 

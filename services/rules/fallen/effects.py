@@ -389,7 +389,7 @@ def _destroy_equipment(ctx: Ctx, seat: str, arg: Any, src: str) -> None:
 def _bind(ctx: Ctx, seat: str, arg: Any, src: str) -> None:
     to = arg.get("to", "hero") if isinstance(arg, dict) else str(arg)
     if to == "hero":
-        if ctx.state.where(src) == "limbo":
+        if src in ctx.zone("limbo"):
             ctx.move(src, "limbo", "bound.hero")
     else:
         ctx.push(("pick_slot", {"seat": seat, "card": src}))

@@ -133,10 +133,11 @@ class FallenRules(KernelRules):
 
     def step(self, state: State, command: Command) -> tuple[list[Event], State]:
         """Decide with the game's own card-data version."""
-        version = int(state.vars.get(CARD_DATA, FIRST))  # version_of(state), on every step
-        if data_version() == version:  # already active (most games use the newest data)
+        # the game's version already active (most games use the newest data): version_of's
+        # check without its int(), which only the other branch needs
+        if state.vars.get(CARD_DATA, FIRST) == data_version():
             return KernelRules.step(self, state, command)  # super().step, without its proxy
-        with using(version):
+        with using(version_of(state)):
             return KernelRules.step(self, state, command)
 
     def answers(self, state: State) -> list[tuple[str, Args]]:
@@ -144,10 +145,9 @@ class FallenRules(KernelRules):
         memo = self._memo
         if memo is not None and memo[0] is state:
             return memo[1]
-        version = int(state.vars.get(CARD_DATA, FIRST))  # version_of(state)
-        if data_version() == version:
+        if state.vars.get(CARD_DATA, FIRST) == data_version():  # as in step
             return KernelRules.answers(self, state)  # super().answers, without its proxy
-        with using(version):
+        with using(version_of(state)):
             return KernelRules.answers(self, state)
 
     def not_your_turn(self, pending: Mapping[str, Any]) -> str:

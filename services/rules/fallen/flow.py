@@ -23,7 +23,9 @@ def record_format(state: State) -> int:
 
 
 def _facts(state: State) -> bool:
-    return int(state.vars.get(RECORD_FORMAT, 1)) >= 2  # record_format(state), on every decide
+    # record_format(state) >= 2, on every decide; the var is the int new_game_options pinned
+    fmt: int = state.vars.get(RECORD_FORMAT, 1)
+    return fmt >= 2
 
 
 REGISTRY = Registry("fallen", ZONES, compact=_compact, facts=_facts)

@@ -109,9 +109,10 @@ def _die_rerolled(ctx: Ctx, a: Args) -> None:
 def _unresolved(ctx: Ctx, seat: str) -> list[tuple[int, str]]:
     out = []
     for i, (colour, face, cancelled, resolved) in enumerate(dv.dice_of(ctx, seat)):
-        sym = dv.face_symbol(colour, face)
-        if sym and not cancelled and not resolved:
-            out.append((i, sym))
+        if not cancelled and not resolved:
+            sym = dv.face_symbol(colour, face)
+            if sym:
+                out.append((i, sym))
     return out
 
 

@@ -6,18 +6,21 @@ from services.rules.fallen.cards import card
 from services.rules.fallen.derived import skills_of
 from services.rules.fallen.effects import run_effects
 from services.rules.fallen.flow import Args, Ctx, answer, task
-from services.rules.fallen.state import HERO, State
+from services.rules.fallen.state import HERO
+from services.rules.kernel.state import Reads
 
 
-def next_skills(state: State) -> list[str]:
+def next_skills(state: Reads) -> list[str]:
     """Return the Skill of each colour group the hero may buy next (cheapest first rule)."""
     hero = state.peek("char.hero")
     owned = {card(c)["group"]: int(card(c)["rank"]) for c in state.zone("hero.skills")}
+    for_sale = state.zone(f"skills.{hero}")
     out = []
     for cid in skills_of(hero):
-        c = card(cid)
-        if int(c["rank"]) == owned.get(c["group"], 0) + 1 and cid in state.zone(f"skills.{hero}"):
-            out.append(cid)
+        if cid in for_sale:
+            c = card(cid)
+            if int(c["rank"]) == owned.get(c["group"], 0) + 1:
+                out.append(cid)
     return out
 
 
@@ -36,7 +39,7 @@ def learn(ctx: Ctx, cid: str) -> None:
 @task("purchases")
 def _purchases(ctx: Ctx, a: Args) -> None:
     xp = ctx.count(f"xp.{HERO}")
-    opts = [("buy", {"skill": c}) for c in next_skills(ctx.state) if int(card(c)["cost"]) <= xp]
+    opts = [("buy", {"skill": c}) for c in next_skills(ctx) if int(card(c)["cost"]) <= xp]
     if opts:
         ctx.ask(HERO, "buy", "buy", "spend Experience on a Skill, or done", [*opts, ("done", {})])
 

@@ -13,11 +13,14 @@ from services.rules.fallen.flow import Args, Ctx, task
 def _fire(ctx: Ctx, a: Args) -> None:
     """Queue every matching trigger (owner filter optional), in source order."""
     event, only = a["event"], a.get("seat")
+    triggers = dv.triggers_of(ctx, event)
+    if not triggers:  # most events trigger no card in play
+        return
     batch: list[tuple[str, list[object], str]] = []
     once = since(FIXED_IN) and dv.in_challenge(ctx)
     used = ctx.peek("ch.used", []) if once else []
     fresh: list[str] = []
-    for owner, i, trig, src in dv.triggers_of(ctx, event):
+    for owner, i, trig, src in triggers:
         if only and owner != only:
             continue
         if once and src.get("type") == "skill":

@@ -14,6 +14,7 @@ from services.rules.fallen.cards import card, catalog_of, data_version
 from services.rules.fallen.effects import holds, run_effects
 from services.rules.fallen.flow import Args, Ctx, answer, options, task
 from services.rules.fallen.state import DL, HERO, State, other
+from services.rules.kernel.state import Reads
 
 ROLL_WINDOWS = {"dl_roll": DL, "hero_roll": HERO}
 
@@ -44,7 +45,8 @@ def playable(state: State, seat: str, cid: str, window: str) -> bool:
 # an ability of a hero's card: card id, ability index, timing, Skill tokens it needs and the
 # Skill group paying them (None for Equipment, which is exhausted instead)
 HeroAbility = tuple[str, int, str, int, str | None]
-_HERO_ABILITIES: list[Any] = [None, ()]  # the inputs seen last and their abilities
+# the inputs seen last, their abilities, and those abilities by the timings that fit a window
+_HERO_ABILITIES: list[Any] = [None, (), {}]
 
 
 def hero_abilities(state: State) -> tuple[HeroAbility, ...]:
@@ -55,8 +57,19 @@ def hero_abilities(state: State) -> tuple[HeroAbility, ...]:
     """
     key = (data_version(), state.zone("hero.equipment"), state.zone("hero.skills"))
     if key != _HERO_ABILITIES[0]:
-        _HERO_ABILITIES[:] = [key, _list_abilities(key[1], key[2])]
+        _HERO_ABILITIES[:] = [key, _list_abilities(key[1], key[2]), {}]
     found: tuple[HeroAbility, ...] = _HERO_ABILITIES[1]
+    return found
+
+
+def abilities_fitting(state: State, fits: tuple[str, ...]) -> tuple[HeroAbility, ...]:
+    """Return the hero's abilities whose timing is one of fits, in play order (kept with the
+    hero's abilities for each fits asked)."""
+    every = hero_abilities(state)
+    by_fits: dict[tuple[str, ...], tuple[HeroAbility, ...]] = _HERO_ABILITIES[2]
+    found = by_fits.get(fits)
+    if found is None:
+        found = by_fits[fits] = tuple(ab for ab in every if ab[2] in fits)
     return found
 
 
@@ -84,10 +97,11 @@ def fitting_timings(state: State, seat: str, window: str) -> tuple[str, ...]:
 def _abilities(state: State, fits: tuple[str, ...]) -> list[tuple[str, Args]]:
     """Return the hero's usable abilities whose timing is one of fits."""
     out: list[tuple[str, Args]] = []
+    fitting = abilities_fitting(state, fits)
+    if not fitting:
+        return out
     used = state.peek("ch.used", ())
-    for cid, i, timing, tokens, group in hero_abilities(state):
-        if timing not in fits:
-            continue
+    for cid, i, _timing, tokens, group in fitting:
         if group is None:  # Equipment: usable while refreshed
             if cid not in state.exhausted:
                 out.append(("use", {"card": cid, "ability": i}))
@@ -103,18 +117,21 @@ def window_options(state: State, data: Args) -> list[tuple[str, Args]]:
     opts: list[tuple[str, Args]] = [("pass", {})]
     fits = fitting_timings(state, seat, name)  # timing_fits of each card and ability
     hand = state.zones.get(f"{seat}.hand")
-    if hand:  # playable() of each card, its lookups done once
+    if hand:  # playable() of each card whose timing fits, its lookups done once
         cards = catalog_of(data_version()).cards
-        fortune = state.counters.get(f"fortune.{seat}", 0)
-        for cid in sorted(set(hand)):
-            c = cards[cid]
-            if c["timing"] not in fits:
-                continue
-            if dv.card_cost(state, seat, c) > fortune:
-                continue
-            need = c.get("requires")
-            if need is None or holds(state, seat, need):
-                opts.append(("play", {"card": cid}))
+        fitting = []
+        for cid in hand:
+            if cards[cid]["timing"] in fits:
+                fitting.append(cid)
+        if fitting:
+            fortune = state.counters.get(f"fortune.{seat}", 0)
+            for cid in sorted(set(fitting)):
+                c = cards[cid]
+                if dv.card_cost(state, seat, c) > fortune:
+                    continue
+                need = c.get("requires")
+                if need is None or holds(state, seat, need):
+                    opts.append(("play", {"card": cid}))
     if ROLL_WINDOWS.get(name) == seat:
         if not state.peek(f"ch.fortune_spent.{seat}"):
             top = min(dv.fortune_limit(state, seat), state.count(f"fortune.{seat}"))
@@ -126,10 +143,11 @@ def window_options(state: State, data: Args) -> list[tuple[str, Args]]:
     return opts
 
 
-def ultimate_ready(state: State, seat: str) -> bool:
+def ultimate_ready(state: Reads, seat: str) -> bool:
     """Return True if a seat's Ultimate is fully charged and unused this challenge."""
-    full = state.count(f"charges.{seat}") >= dv.charge_slots(state, seat)
-    return full and not state.peek(f"ch.ult_used.{seat}")
+    if state.peek(f"ch.ult_used.{seat}"):
+        return False
+    return state.count(f"charges.{seat}") >= dv.charge_slots(state, seat)
 
 
 @task("window_open")
@@ -169,7 +187,7 @@ def play_card(ctx: Ctx, seat: str, cid: str) -> None:
 @task("settle")
 def _settle(ctx: Ctx, a: Args) -> None:
     cid = a["card"]
-    if ctx.state.where(cid) != "limbo":
+    if cid not in ctx.zone("limbo"):
         return
     if card(cid)["type"] == "omen":
         ctx.move(cid, "limbo", "omen.deck", bottom=True)

@@ -9,7 +9,12 @@ from __future__ import annotations
 from services.rules.fallen import derived as dv
 from services.rules.fallen.cards import catalog_of, data_version
 from services.rules.fallen.state import DL, HERO, State
-from services.rules.fallen.windows import _list_abilities, hero_abilities, window_options
+from services.rules.fallen.windows import (
+    _list_abilities,
+    abilities_fitting,
+    hero_abilities,
+    window_options,
+)
 from services.rules.kernel.state import FrozenMap, with_
 
 
@@ -98,3 +103,16 @@ def test_window_options_offer_the_abilities_of_the_skills_in_play() -> None:
     assert use in window_options(with_brawler, data)
     assert use not in window_options(without, data)
     assert use in window_options(with_brawler, data)
+
+
+def test_abilities_by_timing_follow_the_hero_s_skills() -> None:
+    # kept per timings asked with the hero's abilities: a new Skill must not keep the old answer
+    fits = ("when_wounded",)
+    bare = _state({})
+    brawler = _state({"hero.skills": ("sk_brawler_3",)})
+    assert abilities_fitting(bare, fits) == ()
+    assert [a[0] for a in abilities_fitting(brawler, fits)] == ["sk_brawler_3"]
+    assert abilities_fitting(brawler, ("hero_roll",)) == tuple(
+        a for a in hero_abilities(brawler) if a[2] == "hero_roll"
+    )
+    assert abilities_fitting(bare, fits) == ()
