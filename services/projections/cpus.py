@@ -119,7 +119,7 @@ def split_cpus(others: tuple[int, ...] = ()) -> Iterator[CpuSplit | None]:
     split = CpuSplit(worker=frozenset({max(cpus)}), rest=cpus - {max(cpus)})
     changed: list[tuple[int, frozenset[int]]] = []
     for pid in [*_threads(), *others]:
-        before = frozenset(os.sched_getaffinity(pid)) if _alive(pid) else None
+        before = _cores(pid)
         if before is not None and _set(pid, split.rest):
             changed.append((pid, before))
     try:
@@ -129,10 +129,9 @@ def split_cpus(others: tuple[int, ...] = ()) -> Iterator[CpuSplit | None]:
             _set(pid, before)
 
 
-def _alive(pid: int) -> bool:
-    """Return whether a process or thread exists and its cores can be read."""
+def _cores(pid: int) -> frozenset[int] | None:
+    """Return a process's (or thread's) cores, or None when it is gone or unreadable."""
     try:
-        os.sched_getaffinity(pid)
+        return frozenset(os.sched_getaffinity(pid))
     except OSError:
-        return False
-    return True
+        return None

@@ -35,8 +35,9 @@ from services.kernel.gcpolicy import freeze_startup
 from services.kernel.store.base import EventStore
 from services.kernel.store.factory import open_store
 from services.kernel.stream.base import TOPIC_PREFIX, record_key, topic_for
-from services.projections.projector import Projector, extra_games_from_env, occurred_seconds
+from services.projections.projector import Projector, extra_games_from_env
 from services.projections.records import GAME_FAMILIES
+from services.projections.stages import Received
 from services.projections.viewstore import ViewStore, open_view_store
 
 log = logging.getLogger("fallen.projections.faust")
@@ -123,18 +124,14 @@ def _router(by_game: Any) -> Any:
     return route
 
 
-def _time_stages(
-    projector: Projector, events: list[Any], envs: list[Envelope], received: float
-) -> None:
-    """Record each event's relay stage (append to the record's Kafka timestamp, which the
-    relay's producer sets) and broker stage (that timestamp to its receipt here)."""
-    for event, env in zip(events, envs, strict=True):
-        produced = getattr(event.message, "timestamp", None)
-        appended = occurred_seconds(env)
-        if not produced or appended is None:
-            continue
-        projector.stages.add("relay", float(produced) - appended)
-        projector.stages.add("broker", received - float(produced))
+def _received(events: list[Any]) -> Received:
+    """Return when a batch was received, with each record's Kafka timestamp (the relay's
+    producer sets it when it sends)."""
+    produced = []
+    for event in events:
+        stamp = getattr(event.message, "timestamp", None)
+        produced.append(float(stamp) if stamp else None)
+    return Received(time.time(), produced)
 
 
 @dataclass(frozen=True)
@@ -279,11 +276,10 @@ def make_app(cfg: FaustConfig) -> faust.App:
         within = _seconds("FALLEN_FAUST_WITHIN_MS", PROJECT_WITHIN_S)
         try:
             async for events in stream.noack_take(TAKE, within=within):
-                received = time.time()
+                received = _received(events)
                 envs = [Envelope.from_dict(json.loads(e.value)) for e in events]
-                _time_stages(projector(), events, envs, received)
                 async with parts.lock:
-                    await projector().process(envs, received_at=received)
+                    await projector().process(envs, received=received)
                     await settle(stream, events, envs)
                 parts.wake.set()
         finally:

@@ -38,7 +38,7 @@ from services.projections import core
 from services.projections.busy import BusyShare
 from services.projections.core import GameProjection, Gap, NeedsState
 from services.projections.records import audit_record
-from services.projections.stages import Stages, quantiles
+from services.projections.stages import Received, Stages, quantiles
 from services.projections.viewstore import Batch, ViewStore
 from services.projections.viewtext import ViewText
 from services.rules.common.api import GameRules, Setup
@@ -217,10 +217,10 @@ class Projector:
         self,
         envs: Sequence[Envelope],
         checkpoint: tuple[str, str] | None = None,
-        received_at: float | None = None,
+        received: Received | None = None,
     ) -> int:
         """Apply events and commit views, audit records and checkpoint; return events applied
-        (received_at: when the runner received them, Unix time, to time the worker stage)."""
+        (received: when and from what record the runner received them, to time the stages)."""
         started = time.monotonic()
         batch = Batch(checkpoint=checkpoint)
         touched: dict[str, GameProjection] = {}
@@ -251,7 +251,7 @@ class Projector:
         for game_id, proj in touched.items():
             self._remember(game_id, proj)
         self._viewed(viewed, now)
-        self._measure(envs, self.applied - before, received_at)
+        self._measure(envs, self.applied - before, received)
         self.busy.add(started, time.monotonic())
         return self.applied - before
 
@@ -327,18 +327,22 @@ class Projector:
             self._cache.popitem(last=False)
 
     def _measure(
-        self, envs: Sequence[Envelope], applied: int, received_at: float | None = None
+        self, envs: Sequence[Envelope], applied: int, received: Received | None = None
     ) -> None:
-        """Record append-to-view lag of the batch's events."""
+        """Record append-to-view lag of the batch's events (and, when received tells, the
+        relay and broker stages of each)."""
         if not envs:
             return
         APPLIED.labels(self.runner).inc(applied)
         self.last_position = max(self.last_position, max(e.position for e in envs))
         now: list[tuple[float, float | None]] = []
-        for env in envs:
+        received_at = received.at if received is not None else None
+        for i, env in enumerate(envs):
             at = occurred_seconds(env)
             if at is None:
                 continue
+            if received is not None:
+                self.stages.record_hops(at, received.produced[i], received.at)
             game_id = stream_game(env.stream)
             if game_id in self.deferred:
                 self._waiting.setdefault(game_id, []).append((at, received_at))

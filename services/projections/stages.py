@@ -11,6 +11,8 @@ stage keeps its last samples; the status record reports their p50 and p99.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 SAMPLES = 10_000
 
@@ -21,6 +23,15 @@ def quantiles(samples: list[float]) -> tuple[float, float]:
         return 0.0, 0.0
     ordered = sorted(samples)
     return ordered[len(ordered) // 2], ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))]
+
+
+@dataclass(frozen=True)
+class Received:
+    """When a runner received a batch (Unix time), and each event's record timestamp
+    (when the relay produced it; None where the record has none)."""
+
+    at: float
+    produced: Sequence[float | None]
 
 
 class Stages:
@@ -36,6 +47,13 @@ class Stages:
         if kept is None:
             kept = self.samples[stage] = deque(maxlen=self.keep)
         kept.append(max(0.0, seconds))
+
+    def record_hops(self, appended: float, produced: float | None, received: float) -> None:
+        """Record an event's relay stage (append to produce) and broker stage (produce to
+        receipt), when its record has a timestamp."""
+        if produced:
+            self.add("relay", produced - appended)
+            self.add("broker", received - produced)
 
     def status(self) -> dict[str, dict[str, float]]:
         """Return {stage: {"p50_s": .., "p99_s": .., "n": ..}} of the stages seen."""

@@ -7,6 +7,8 @@ import json
 import logging
 import os
 
+import pytest
+
 from services.kernel.envelope import NewEvent
 from services.projections.bench_broker import relayed
 from services.projections.cpus import CpuMeter, children_named, split_cpus
@@ -31,6 +33,19 @@ def test_given_stage_times_then_the_status_has_each_stage_and_a_skewed_time_coun
     status = stages.status()
     assert status["relay"] == {"p50_s": 0.002, "p99_s": 0.01, "n": 3}
     assert status["broker"] == {"p50_s": 0.02, "p99_s": 0.02, "n": 1}
+
+
+def test_given_an_event_received_then_its_relay_and_broker_hops_are_recorded_when_stamped():
+    stages = Stages()
+    # given an event appended at 10.000 s, produced at 10.004 s and received at 10.020 s
+    stages.record_hops(10.0, 10.004, 10.020)
+    # and one whose record has no timestamp
+    stages.record_hops(10.0, None, 10.030)
+    # then only the stamped one is timed: 4 ms relay, 16 ms broker
+    status = stages.status()
+    assert status["relay"]["n"] == status["broker"]["n"] == 1
+    assert status["relay"]["p50_s"] == pytest.approx(0.004)
+    assert status["broker"]["p50_s"] == pytest.approx(0.016)
 
 
 def test_given_a_machine_with_cores_when_split_then_the_worker_core_is_kept_free_and_restored():
