@@ -8,7 +8,7 @@ GEN := gen
 PROTOS := $(shell find protos -name '*.proto')
 GENSTAMP := $(GEN)/.stamp
 
-.PHONY: all setup proto run test lint bench clean browser image stack-test
+.PHONY: all setup native proto run test lint bench clean browser image stack-test
 
 all: setup
 
@@ -27,7 +27,14 @@ $(GENSTAMP): $(STAMP) $(PROTOS)
 	echo "$(CURDIR)/$(GEN)" > $$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/fallen_gen.pth
 	touch $(GENSTAMP)
 
-setup: $(GENSTAMP)
+setup: $(GENSTAMP) native
+
+# The engine's hot modules compiled with mypyc (services/native.py, docs/native.md): rebuilt
+# when a compiled source changed (about a minute), a no-op otherwise. FALLEN_NATIVE=0 skips
+# the build and runs them as pure Python.
+native: $(GENSTAMP)
+	@if [ "$${FALLEN_NATIVE:-1}" = 0 ]; then echo "engine modules: pure Python (FALLEN_NATIVE=0)"; \
+	else $(BIN)/python -m services.native_build build --if-stale; fi
 
 proto: $(GENSTAMP)
 
@@ -72,4 +79,5 @@ bench: setup
 	$(BIN)/fallenctl bench watchers --levels 100,500
 
 clean:
-	rm -rf $(GEN) $(VENV) var
+	test ! -x $(BIN)/python || $(BIN)/python -m services.native_build clean
+	rm -rf $(GEN) $(VENV) var build

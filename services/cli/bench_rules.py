@@ -18,6 +18,7 @@ def _in_process(
     game: str, games: int, seat_count: int | None = None, options: dict[str, Any] | None = None
 ) -> dict[str, Any]:
     """Return games/s and commands/s of random playouts of the pure engine, one core."""
+    from services.native import install
     from services.rules.common.api import Setup
     from services.rules.playout import play
     from services.rules.registry import load
@@ -34,6 +35,7 @@ def _in_process(
         events += len(p.events)
     took, cpu_took = time.perf_counter() - start, time.process_time() - cpu
     return {
+        "engine": install(),  # "compiled" (mypyc), or "pure (why)": services/native.py
         "games": games,
         "games_per_s": round(games / took, 2),
         "games_per_cpu_s": round(games / cpu_took, 2),  # one core's rate on a shared machine

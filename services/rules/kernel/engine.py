@@ -11,6 +11,8 @@ import hashlib
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from mypy_extensions import mypyc_attr
+
 from services.kernel.errors import InvalidArgument, RuleViolation
 from services.rules.kernel.api import CHANCE, ChanceRequest, Command, Event, Pending
 from services.rules.kernel.chance import CHANCE_SCHEMAS, check_chance, example_answer, request_of
@@ -78,7 +80,7 @@ def check_shape(cmd: Command, seats: tuple[str, ...], schemas: Mapping[str, Sche
 
 
 def _check_shape(cmd: Command, seats: tuple[str, ...], schemas: Mapping[str, Schema]) -> None:
-    if cmd.seat not in (*seats, CHANCE):
+    if cmd.seat != CHANCE and cmd.seat not in seats:
         raise InvalidArgument("seat", f"unknown seat {cmd.seat!r}; seats are {', '.join(seats)}")
     table = CHANCE_SCHEMAS if cmd.seat == CHANCE else schemas
     schema = table.get(cmd.kind)
@@ -104,12 +106,13 @@ def _check_shape(cmd: Command, seats: tuple[str, ...], schemas: Mapping[str, Sch
             raise InvalidArgument(f"args.{name}", f"must be {typ.__name__}")
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # games and test engines subclass it
 class KernelRules:
     """The shared half of an engine; subclasses set the class attributes and the hooks."""
 
     game: ClassVar[str] = ""
-    seats: tuple[str, ...] = ()
-    registry: Registry
+    seats: ClassVar[tuple[str, ...]] = ()
+    registry: ClassVar[Registry]
     schemas: ClassVar[Mapping[str, Schema]] = {}
 
     def __init__(self) -> None:

@@ -20,6 +20,7 @@ from services.rules.kernel.state import (
     Args,
     FrozenMap,
     State,
+    Task,
     add_counter,
     copy_with,
     evolve,
@@ -167,7 +168,7 @@ class Ctx:
         self._private = False
         self._kernel_fold = registry.evolve is evolve  # else the game's own evolve folds
         self.events: list[Event] = []
-        self.tasks: list[tuple[str, Args]] = list(state.tasks)
+        self.tasks: list[Task] = list(state.tasks)
         # how many tasks at the end of the queue came from the state: their args are shared
         # with its record, so run hands their handler a copy (pushed args are copied already)
         self._inherited = len(state.tasks)

@@ -9,17 +9,26 @@ The evolve here knows only game-agnostic events; a game may add its own.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Protocol
 
+from mypy_extensions import mypyc_attr
+
 from services.rules.kernel.api import Event
 
 Args = dict[str, Any]
-Task = tuple[str, Args]
+# a queued task, (name, args): a tuple when queued live, a list when read back from a log
+Task = Sequence[Any]
 
 
+def _refuse(self: Any, *args: Any, **kwargs: Any) -> Any:
+    """Every mutator of a FrozenMap."""
+    raise TypeError("the game state is immutable: build a changed copy (put, with_)")
+
+
+@mypyc_attr(native_class=False)  # a dict subclass: a plain Python class when compiled
 class FrozenMap(dict[str, Any]):
     """A read-only dict: the state's zones, counters and vars.
 
@@ -30,11 +39,13 @@ class FrozenMap(dict[str, Any]):
 
     __slots__ = ()
 
-    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
-        raise TypeError("the game state is immutable: build a changed copy (put, with_)")
-
-    __setitem__ = __delitem__ = _refuse
-    clear = pop = popitem = setdefault = update = _refuse  # type: ignore[assignment]
+    __setitem__ = _refuse
+    __delitem__ = _refuse
+    clear = _refuse  # type: ignore[assignment]
+    pop = _refuse  # type: ignore[assignment]
+    popitem = _refuse  # type: ignore[assignment]
+    setdefault = _refuse  # type: ignore[assignment]
+    update = _refuse  # type: ignore[assignment]
     __ior__ = _refuse  # type: ignore[assignment]
 
     def __reduce__(self) -> Any:
@@ -91,6 +102,7 @@ class Reads(Protocol):
         ...
 
 
+@mypyc_attr(native_class=False)  # copied and changed through its __dict__ (copy_with)
 @dataclass(frozen=True)
 class State:
     """The whole game state; fold events into it with evolve."""

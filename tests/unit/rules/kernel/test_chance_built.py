@@ -44,9 +44,8 @@ def test_given_pending_decisions_when_read_then_each_is_its_own_and_equal_ones_a
     from services.rules.kernel.state import State
 
     def rules_of(seats: tuple[str, ...]) -> KernelRules:
-        rules = KernelRules()
-        rules.seats = seats
-        return rules
+        engine: type[KernelRules] = type("Engine", (KernelRules,), {"seats": seats})
+        return engine()
 
     def pending(seat: str, kind: str, prompt: str, **data: object) -> State:
         return State(pending={"seat": seat, "kind": kind, "prompt": prompt, "data": data})

@@ -1,0 +1,114 @@
+"""The compiled engine modules (mypyc): built by make setup, same games as the sources."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from services import native
+from services.rules.common.api import Setup
+from services.rules.playout import play
+from services.rules.registry import load
+
+ROOT = Path(__file__).resolve().parents[3]
+
+# Prints the digest of the events of three seeded Fallen playouts, and where flow came from.
+DIGEST = """
+import hashlib, json
+from services.rules.common.api import Setup
+from services.rules.kernel import flow
+from services.rules.playout import play
+from services.rules.registry import load
+rules = load("fallen")
+seats = {s: "p-" + s for s in rules.seats}
+h = hashlib.sha256()
+for i in range(3):
+    p = play(rules, Setup(seats, rules.new_game_options({})), f"n-{i}", f"n{i}")
+    for e in p.events:
+        h.update(json.dumps([e.type, e.data, e.visibility], sort_keys=True).encode())
+print(h.hexdigest(), flow.__file__)
+"""
+
+
+def _digest_in_subprocess(**env: str) -> tuple[str, str]:
+    out = subprocess.run(
+        [sys.executable, "-c", DIGEST],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT), **env},
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    return out[0], out[1]
+
+
+def test_given_make_setup_then_the_engine_modules_run_compiled() -> None:
+    # given the checkout as make setup left it (FALLEN_NATIVE=0 asks for the sources)
+    if os.environ.get("FALLEN_NATIVE") == "0":
+        pytest.skip("FALLEN_NATIVE=0: the sources are asked for")
+    # then every engine module loaded is the compiled one
+    assert native.install() == "compiled"
+    for module in native.MODULES:
+        __import__(module)
+        assert not sys.modules[module].__file__.endswith(".py"), module  # type: ignore[union-attr]
+
+
+def test_given_the_same_seeds_when_played_compiled_and_from_source_then_the_events_match() -> None:
+    # given three seeded playouts in this process
+    rules = load("fallen")
+    seats = {s: "p-" + s for s in rules.seats}
+    h = hashlib.sha256()
+    for i in range(3):
+        p = play(rules, Setup(seats, rules.new_game_options({})), f"n-{i}", f"n{i}")
+        for e in p.events:
+            h.update(json.dumps([e.type, e.data, e.visibility], sort_keys=True).encode())
+    # when the same games are played from the sources and as this process loads them
+    pure, pure_file = _digest_in_subprocess(FALLEN_NATIVE="0")
+    same, _ = _digest_in_subprocess()
+    # then both give the same events as this process
+    assert pure_file.endswith("flow.py")
+    assert pure == same == h.hexdigest()
+
+
+def test_given_a_changed_source_then_every_module_loads_from_source(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # given a manifest whose digest of one source no longer matches it
+    manifest = {"abi": sys.implementation.cache_tag, "sources": native.digests()}
+    manifest["sources"]["services.rules.kernel.flow"] = "0" * 64
+    path = tmp_path / ".native.json"
+    path.write_text(json.dumps(manifest))
+    monkeypatch.setattr(native, "MANIFEST", path)
+    monkeypatch.setattr(native, "_built", lambda: [path])  # as if extensions were built
+    # when the status is read
+    status = native.status()
+    # then the engine runs from source, naming the changed file
+    assert status == "pure (stale: services/rules/kernel/flow.py changed since the build)"
+
+
+def test_given_a_build_for_another_python_then_it_is_not_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # given a manifest written by another interpreter
+    path = tmp_path / ".native.json"
+    path.write_text(json.dumps({"abi": "cpython-39", "sources": native.digests()}))
+    monkeypatch.setattr(native, "MANIFEST", path)
+    monkeypatch.setattr(native, "_built", lambda: [path])
+    # then the sources are used
+    assert native.status().startswith("pure (built for cpython-39")
+
+
+def test_given_no_build_or_the_switch_off_then_the_status_says_why(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # given nothing built, then the switch set to 0
+    monkeypatch.setattr(native, "_built", lambda: [])
+    assert native.status().startswith("pure (not built")
+    monkeypatch.setenv("FALLEN_NATIVE", "0")
+    assert native.status() == "pure (FALLEN_NATIVE=0)"
