@@ -23,10 +23,26 @@ RUN mkdir -p /app/gen \
  && find /app/gen -mindepth 1 -type d -exec touch {}/__init__.py \;
 
 COPY services ./services
+# The engine's hot modules compiled with mypyc (services/native.py, docs/native.md): a C
+# compiler, the Python headers and mypy in this stage only; the runtime stage gets the
+# extensions and their manifest. FALLEN_NATIVE=0 builds an image that runs them from source.
+ARG FALLEN_NATIVE=1
+RUN if [ "$FALLEN_NATIVE" != 0 ]; then \
+      set -e; \
+      inc="$(python -c 'import sysconfig; print(sysconfig.get_paths()["include"])')"; \
+      pkgs="gcc libc6-dev"; [ -f "$inc/Python.h" ] || pkgs="$pkgs python3-dev"; \
+      command -v gcc >/dev/null && [ -f "$inc/Python.h" ] || { \
+        apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+        apt-get install -y -qq --no-install-recommends $pkgs >/dev/null; }; \
+      /opt/tools/bin/pip install -c requirements.lock mypy setuptools; \
+      /opt/tools/bin/python -m services.native_build build --python-executable /opt/venv/bin/python; \
+      mkdir -p /app && cp fallen_native__mypyc* /app/; \
+    fi
 # Installs the `fallenctl` console script (no deps: they are already pinned above).
 RUN /opt/venv/bin/pip install --no-deps --no-compile . \
  && cp -r services /app/services \
- && find /app -name '__pycache__' -prune -exec rm -rf {} +
+ && find /app -name '__pycache__' -prune -exec rm -rf {} + \
+ && /opt/venv/bin/python -c 'import sys; sys.path[:0] = ["/app"]; import services.native as n; print("engine modules:", n.install())'
 
 # ---- runtime stage -------------------------------------------------------------------
 FROM python:3.11-slim AS runtime
