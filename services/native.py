@@ -98,11 +98,27 @@ class _Sources(importlib.abc.MetaPathFinder):
 _MODE: str | None = None
 
 
+def _load_shared() -> None:
+    """Import the shared library from beside `services`, which need not be on sys.path
+    (an installed console script finds `services` through its editable install)."""
+    name = f"{GROUP}__mypyc"
+    path = ROOT / f"{name}{importlib.machinery.EXTENSION_SUFFIXES[0]}"
+    if name in sys.modules or not path.exists():
+        return
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+
+
 def install() -> str:
     """Decide once how the engine modules load (see the module doc); return the status."""
     global _MODE
     if _MODE is None:
         _MODE = status()
+        if _MODE == "compiled":
+            _load_shared()
         if _MODE != "compiled" and _built():
             sys.meta_path.insert(0, _Sources())
             if "stale" in _MODE or "manifest" in _MODE or "built for" in _MODE:

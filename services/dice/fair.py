@@ -5,10 +5,10 @@ from __future__ import annotations
 import hashlib
 import hmac
 from collections.abc import Iterator, Sequence
-from typing import TypeVar
+from typing import Final, TypeVar
 
 T = TypeVar("T")
-SEED_BYTES = 32
+SEED_BYTES: Final = 32
 
 
 def commitment(server_seed: bytes) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from services.bots.policies import Choice, Policy, Turn
 from services.rules.kernel.api import (
@@ -24,7 +24,7 @@ from services.rules.kernel.api import (
 )
 from services.rules.kernel.dealer import Dealer
 
-MAX_STEPS = 50_000
+MAX_STEPS: Final = 50_000
 
 
 @dataclass(frozen=True)

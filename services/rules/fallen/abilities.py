@@ -10,11 +10,13 @@ back when the ability ends.
 
 from __future__ import annotations
 
+from typing import Final
+
 from services.rules.fallen.cards import since
 from services.rules.fallen.flow import Ctx
 from services.rules.fallen.state import DL
 
-FIXED_IN = 2  # the card-data version whose games follow these rules
+FIXED_IN: Final = 2  # the card-data version whose games follow these rules
 
 
 def from_ability(ctx: Ctx, src: str) -> bool:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 import math
 from collections import Counter
-from typing import cast
+from typing import Final, cast
 
 from services.rules.common.api import Setup
 from services.rules.fallen import RULES
@@ -24,7 +24,7 @@ from services.rules.fallen.cards import LATEST, VERSIONS
 from services.rules.kernel.api import GameRules
 from services.rules.playout import play
 
-SEATS = {"hero": "hero-bot", "dungeon_lord": "dl-bot"}
+SEATS: Final = {"hero": "hero-bot", "dungeon_lord": "dl-bot"}
 
 
 def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:

@@ -8,11 +8,11 @@ resolves charge-or-wound as a Charge for the hero and a Wound for the Dungeon Lo
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from services.bots.policies import Choice, Policy, Turn, stable_index
 
-PRIORITY = {
+PRIORITY: Final = {
     "ultimate": 90,
     "play": 80,
     "use": 75,
@@ -37,8 +37,8 @@ PRIORITY = {
 }
 
 
-SWORDS = {"two_swords": 2, "sword": 1, "sword_symbol": 1}
-OTHER = {"hero": "dungeon_lord", "dungeon_lord": "hero"}
+SWORDS: Final = {"two_swords": 2, "sword": 1, "sword_symbol": 1}
+OTHER: Final = {"hero": "dungeon_lord", "dungeon_lord": "hero"}
 
 
 def _die_swords(view: dict[str, Any], seat: str, index: int) -> int | None:
@@ -89,4 +89,4 @@ def heuristic(turn: Turn) -> int:
     return top[stable_index(sub, "tie")]
 
 
-POLICIES: dict[str, Policy] = {"heuristic": heuristic}
+POLICIES: Final[dict[str, Policy]] = {"heuristic": heuristic}

@@ -15,20 +15,20 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cache, cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import yaml
 
-CARD_DIR = Path(__file__).with_name("cards")
-FIRST = 1
-LATEST = 3
-VERSIONS = tuple(range(FIRST, LATEST + 1))
-_ACTIVE: ContextVar[int] = ContextVar("fallen_card_data", default=LATEST)
+CARD_DIR: Final = Path(__file__).with_name("cards")
+FIRST: Final = 1
+LATEST: Final = 3
+VERSIONS: Final = tuple(range(FIRST, LATEST + 1))
+_ACTIVE: Final[ContextVar[int]] = ContextVar("fallen_card_data", default=LATEST)
 
 Card = dict[str, Any]
 
-ATTRIBUTES = ("agility", "intelligence", "strength")
-TIMINGS = (
+ATTRIBUTES: Final = ("agility", "intelligence", "strength")
+TIMINGS: Final = (
     "before_activation",
     "creature_exhausted",
     "dl_roll",
@@ -39,7 +39,7 @@ TIMINGS = (
     "rewards_claimed",
     "when_wounded",
 )
-TRIGGERS = (
+TRIGGERS: Final = (
     "win",
     "lose",
     "kill",
@@ -50,7 +50,7 @@ TRIGGERS = (
     "creature_exhausted",
     "rewards_claimed",
 )
-SHADOW = ("brilliant", "luminous", "glowing", "clouded", "dusk", "night")
+SHADOW: Final = ("brilliant", "luminous", "glowing", "clouded", "dusk", "night")
 
 
 @dataclass(frozen=True)
@@ -82,7 +82,7 @@ class Catalog:
         return [c["id"] for c in cards if all(c.get(k) == v for k, v in where.items())]
 
 
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_LOADER: Final = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def data_file(version: int, name: str) -> Path:
@@ -176,7 +176,7 @@ def catalog_of(version: int) -> Catalog:
     )
 
 
-_CARDS: dict[int, dict[str, Card]] = {}  # version -> its catalog's cards, once loaded
+_CARDS: Final[dict[int, dict[str, Card]]] = {}  # version -> its catalog's cards, once loaded
 
 
 def card(card_id: str) -> Card:

@@ -15,15 +15,15 @@ they were played; the rule modules keep that path for them so old logs replay ex
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from services.rules.fallen.flow import Args, Ctx, task
 from services.rules.fallen.state import SEATS, zone_public, zone_seen_by
 from services.rules.kernel.api import PUBLIC, ChanceRequest
 from services.rules.kernel.state import Reads, deck_key
 
-MODE_VAR = "decks"
-SERVICE = "service"
+MODE_VAR: Final = "decks"
+SERVICE: Final = "service"
 
 
 def dealt(state: Reads) -> bool:

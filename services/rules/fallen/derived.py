@@ -4,20 +4,20 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from functools import cache
-from typing import Any
+from typing import Any, Final
 
 from services.rules.fallen.cards import card, catalog_of, data_version
 from services.rules.fallen.state import DL, HERO, other
 from services.rules.kernel.state import Reads
 
-SWORDS = {"sword": 1, "two_swords": 2, "sword_symbol": 1}
-COLOUR_SYMBOL = {
+SWORDS: Final = {"sword": 1, "two_swords": 2, "sword_symbol": 1}
+COLOUR_SYMBOL: Final = {
     "white": "charge",
     "black": "wound",
     "red": "charge_or_wound",
     "blue": "charge_or_wound",
 }
-SLOTS = (0, 1, 2, 3)
+SLOTS: Final = (0, 1, 2, 3)
 
 
 def kind_name(colour: str) -> str:
@@ -74,11 +74,11 @@ def _card_sources(state: Reads) -> Iterator[tuple[str, dict[str, Any]]]:
 
 
 # key, sources, then the zones, vars, data version and challenge vars they were checked for
-_LAST: list[Any] = [None, (), None, None, None, None]
-_CH_VARS = ("ch.slot", "ch.ability", "ch.creature", "ch.mods")
+_LAST: Final[list[Any]] = [None, (), None, None, None, None]
+_CH_VARS: Final = ("ch.slot", "ch.ability", "ch.creature", "ch.mods")
 # the zones holding cards whose mods and triggers apply (_card_sources), and a slot's
-_SOURCE_ZONES = ("hero.skills", "hero.equipment", "crit.hero", "crit.dl", "bound.hero")
-_SLOT_SOURCE_ZONES = {s: (f"augment.{s}", f"curse.{s}", f"slot.{s}") for s in SLOTS}
+_SOURCE_ZONES: Final = ("hero.skills", "hero.equipment", "crit.hero", "crit.dl", "bound.hero")
+_SLOT_SOURCE_ZONES: Final = {s: (f"augment.{s}", f"curse.{s}", f"slot.{s}") for s in SLOTS}
 
 
 def _sources_key(state: Reads, ch: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -169,7 +169,7 @@ def index_triggers(found: tuple[tuple[str, dict[str, Any]], ...]) -> dict[str, t
 
 
 # the sources tuple indexed last (kept alive here, so its id is not reused), its indexes
-_INDEX: list[Any] = [None, {}, {}]
+_INDEX: Final[list[Any]] = [None, {}, {}]
 
 
 def _indexes(state: Reads) -> list[Any]:
@@ -262,8 +262,8 @@ def card_cost(state: Reads, seat: str, c: dict[str, Any]) -> int:
 
 
 # --- creatures -----------------------------------------------------------------
-_SLOT_ZONES = tuple((s, f"slot.{s}") for s in SLOTS)
-_SLOT_NAMES = dict(_SLOT_ZONES)  # slot -> its zone, without formatting the name each time
+_SLOT_ZONES: Final = tuple((s, f"slot.{s}") for s in SLOTS)
+_SLOT_NAMES: Final = dict(_SLOT_ZONES)  # slot -> its zone, without formatting the name each time
 
 
 def creature_in(state: Reads, slot: int) -> str | None:

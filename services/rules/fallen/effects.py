@@ -8,7 +8,7 @@ needs a choice (a target, a die) simply asks for it before the next one runs.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 from services.rules.fallen import derived as dv
 from services.rules.fallen.abilities import FIXED_IN, end_ability, from_ability, record
@@ -17,9 +17,9 @@ from services.rules.fallen.flow import Args, Ctx, answer, task
 from services.rules.fallen.state import DL, HERO, State, other
 
 OpFn = Callable[[Ctx, str, Any, str], None]
-OPS: dict[str, OpFn] = {}
+OPS: Final[dict[str, OpFn]] = {}
 
-CONDITIONS = (
+CONDITIONS: Final = (
     "light",
     "dark",
     "agility",

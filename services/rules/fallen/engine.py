@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Final
 
 from services.kernel.errors import InvalidArgument, RuleViolation
 
@@ -35,7 +35,7 @@ from services.rules.kernel.engine import KernelRules
 from services.rules.kernel.flow import Args
 
 # kind -> {field: type}; a trailing "?" marks an optional field.
-SCHEMAS: dict[str, dict[str, type]] = {
+SCHEMAS: Final[dict[str, dict[str, type]]] = {
     "choose_hero": {"character": str},
     "choose_dungeon_lord": {"character": str},
     "choose_skill": {"skill": str},
@@ -78,7 +78,7 @@ def _refusal(state: State, command: Command, pending: dict[str, Any]) -> str:
     return f"{reason} (not a legal answer to {pending['kind']!r} now; ask legal_commands)"
 
 
-CARD_DATA = "card_data"
+CARD_DATA: Final = "card_data"
 
 
 def _version_option(options: Mapping[str, Any], key: str, known: tuple[int, ...], what: str) -> int:
@@ -98,8 +98,8 @@ def card_data_of(options: Mapping[str, Any]) -> int:
     return _version_option(options, CARD_DATA, VERSIONS, "card-data version")
 
 
-RECORD_FORMATS = (1, 2)
-NEWEST_RECORD = 2
+RECORD_FORMATS: Final = (1, 2)
+NEWEST_RECORD: Final = 2
 
 
 def record_format_of(options: Mapping[str, Any]) -> int:
@@ -203,4 +203,4 @@ class FallenRules(KernelRules):
         }
 
 
-RULES = FallenRules()
+RULES: Final = FallenRules()

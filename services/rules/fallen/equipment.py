@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 from services.rules.fallen.cards import card
 from services.rules.fallen.flow import Args, Ctx, answer, options, task
 from services.rules.fallen.state import HERO, State
 
-LIMITS = {"weapon": 1, "armor": 1, "item": 2}
+LIMITS: Final = {"weapon": 1, "armor": 1, "item": 2}
 
 
 def leave_play(ctx: Ctx, cid: str) -> None:

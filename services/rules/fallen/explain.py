@@ -14,7 +14,7 @@ not exist at all.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Final
 
 from services.rules.fallen import derived as dv
 from services.rules.fallen.cards import Card, catalog
@@ -28,8 +28,8 @@ from services.rules.kernel.api import CHANCE, Command
 
 Args = dict[str, Any]
 
-SEAT_NAMES = {HERO: "the Hero", DL: "the Dungeon Lord", CHANCE: "chance"}
-WINDOW_NAMES = {
+SEAT_NAMES: Final = {HERO: "the Hero", DL: "the Dungeon Lord", CHANCE: "chance"}
+WINDOW_NAMES: Final = {
     "before_activation": "before a Creature is activated",
     "creature_exhausted": "after a Creature is exhausted",
     "dl_roll": "Dungeon Lord's roll",
@@ -38,7 +38,7 @@ WINDOW_NAMES = {
     "rewards_claimed": "after rewards are claimed",
     "when_wounded": "when wounded",
 }
-TIMING_NAMES = {
+TIMING_NAMES: Final = {
     "before_activation": "before a Creature is activated",
     "creature_exhausted": "when a Creature is exhausted",
     "dl_roll": "during the Dungeon Lord's roll",
@@ -49,7 +49,7 @@ TIMING_NAMES = {
     "rewards_claimed": "after rewards are claimed",
     "when_wounded": "when you are being wounded",
 }
-CONDITION_NAMES = {
+CONDITION_NAMES: Final = {
     "light": "the Shadow Track is in the Light",
     "dark": "the Shadow Track is in the Dark",
     "won": "you won the challenge",
@@ -58,7 +58,7 @@ CONDITION_NAMES = {
     "active_wounded": "the active Creature is wounded",
 }
 # pending decision kind -> the command kinds that may ever answer it
-ANSWER_KINDS: dict[str, tuple[str, ...]] = {
+ANSWER_KINDS: Final[dict[str, tuple[str, ...]]] = {
     "choose_hero": ("choose_hero",),
     "choose_dungeon_lord": ("choose_dungeon_lord",),
     "choose_skill": ("choose_skill",),
@@ -445,7 +445,7 @@ def _lose_equipment(state: State, seat: str, data: Args, args: Args, kind: str) 
     return None
 
 
-EXPLAINERS: dict[str, Explainer] = {
+EXPLAINERS: Final[dict[str, Explainer]] = {
     "choose_hero": _choose_character,
     "choose_dungeon_lord": _choose_character,
     "choose_skill": _choose_skill,

@@ -6,13 +6,15 @@ flavour text is recorded (a public note, the game_over event and the "conclusion
 
 from __future__ import annotations
 
+from typing import Final
+
 from services.rules.fallen import decks
 from services.rules.fallen.cards import card
 from services.rules.fallen.effects import run_effects
 from services.rules.fallen.flow import Args, Ctx, task
 from services.rules.fallen.state import DL, HERO
 
-WINS_NEEDED = 3
+WINS_NEEDED: Final = 3
 
 
 @task("final_battle")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 from services.rules.fallen.state import ZONES
 from services.rules.kernel.flow import Args, Ctx, Registry
 from services.rules.kernel.state import State
@@ -13,7 +15,7 @@ def _compact(state: State) -> bool:
     return state.vars.get("decks") == "service"
 
 
-RECORD_FORMAT = "record_format"
+RECORD_FORMAT: Final = "record_format"
 
 
 def record_format(state: State) -> int:
@@ -28,7 +30,7 @@ def _facts(state: State) -> bool:
     return fmt >= 2
 
 
-REGISTRY = Registry("fallen", ZONES, compact=_compact, facts=_facts)
+REGISTRY: Final = Registry("fallen", ZONES, compact=_compact, facts=_facts)
 task = REGISTRY.task
 answer = REGISTRY.answer
 options = REGISTRY.options

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from services.rules.fallen import decks
 from services.rules.fallen.cards import card
@@ -10,7 +10,7 @@ from services.rules.fallen.effects import run_effects
 from services.rules.fallen.flow import Args, Ctx, answer, options, task
 from services.rules.fallen.state import DL, HERO, State, other
 
-TOKEN_EFFECTS = {
+TOKEN_EFFECTS: Final = {
     "card": {"draw": 1},
     "charge": {"gain_charge": 1},
     "fortune": {"gain_fortune": 1},

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from functools import cache
+from typing import Final
 
 from services.rules.fallen import decks
 from services.rules.fallen import derived as dv
@@ -12,7 +13,7 @@ from services.rules.fallen.skills import learn
 from services.rules.fallen.state import DL, HERO, zone_public
 from services.rules.kernel.api import NOBODY
 
-STANDARD_KEPT = 10
+STANDARD_KEPT: Final = 10
 
 
 def initial_zones() -> dict[str, list[str]]:

@@ -7,12 +7,14 @@ values (story progress, the current challenge); see services/rules/kernel/state.
 
 from __future__ import annotations
 
+from typing import Final
+
 from services.rules.kernel.state import State, dumps, evolve, to_json
 from services.rules.kernel.zones import ZoneRules
 
-HERO = "hero"
-DL = "dungeon_lord"
-SEATS = (HERO, DL)
+HERO: Final = "hero"
+DL: Final = "dungeon_lord"
+SEATS: Final = (HERO, DL)
 
 __all__ = [
     "DL",
@@ -35,7 +37,7 @@ def other(seat: str) -> str:
     return DL if seat == HERO else HERO
 
 
-_OWNER_ZONES = {
+_OWNER_ZONES: Final = {
     "hero.hand": (HERO,),
     "dungeon_lord.hand": (DL,),
     "story.current": (DL,),
@@ -54,7 +56,7 @@ def _seen_by(zone: str) -> tuple[str, ...]:
     return SEATS
 
 
-ZONES = ZoneRules(SEATS, _seen_by)
+ZONES: Final = ZoneRules(SEATS, _seen_by)
 zone_seen_by = ZONES.seen_by
 zone_public = ZONES.public
 move_visibility = ZONES.move_visibility

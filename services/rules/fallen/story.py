@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from services.rules.fallen import decks
 from services.rules.fallen import derived as dv
@@ -11,8 +11,8 @@ from services.rules.fallen.effects import run_effects
 from services.rules.fallen.flow import Args, Ctx, answer, task
 from services.rules.fallen.state import DL, HERO
 
-STORIES_PER_GAME = 3
-START_FORTUNE = 5
+STORIES_PER_GAME: Final = 3
+START_FORTUNE: Final = 5
 
 
 # --- Quest stage --------------------------------------------------------------------

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from services.rules.fallen import derived as dv
 from services.rules.fallen.cards import card, data_version
@@ -25,7 +25,7 @@ def _zones(state: State, seat: str | None) -> dict[str, Any]:
     return dict(sorted(out.items()))
 
 
-_LAST: list[tuple[Any, int, dict[str, Any]]] = [(None, 0, {})]  # state, data version, parts
+_LAST: Final[list[tuple[Any, int, dict[str, Any]]]] = [(None, 0, {})]  # state, data version, parts
 
 
 def _shared(state: State) -> dict[str, Any]:
@@ -75,7 +75,7 @@ def build_view(state: State, seat: str | None) -> dict[str, Any]:
     return view
 
 
-_CARDS: dict[str | None, tuple[Any, tuple[Any, ...], int, CardTexts]] = {}  # seat -> memo
+_CARDS: Final[dict[str | None, tuple[Any, tuple[Any, ...], int, CardTexts]]] = {}  # seat -> memo
 
 
 def _cards(state: State, view: dict[str, Any], seat: str | None) -> CardTexts:

@@ -7,7 +7,7 @@ for the other seat; it closes when both seats have passed in turn. The
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from services.rules.fallen import derived as dv
 from services.rules.fallen.cards import card, catalog_of, data_version
@@ -16,7 +16,7 @@ from services.rules.fallen.flow import Args, Ctx, answer, options, task
 from services.rules.fallen.state import DL, HERO, State, other
 from services.rules.kernel.state import Reads
 
-ROLL_WINDOWS = {"dl_roll": DL, "hero_roll": HERO}
+ROLL_WINDOWS: Final = {"dl_roll": DL, "hero_roll": HERO}
 
 
 def timing_fits(state: State, seat: str, timing: str, window: str) -> bool:
@@ -46,7 +46,7 @@ def playable(state: State, seat: str, cid: str, window: str) -> bool:
 # Skill group paying them (None for Equipment, which is exhausted instead)
 HeroAbility = tuple[str, int, str, int, str | None]
 # the inputs seen last, their abilities, and those abilities by the timings that fit a window
-_HERO_ABILITIES: list[Any] = [None, (), {}]
+_HERO_ABILITIES: Final[list[Any]] = [None, (), {}]
 
 
 def hero_abilities(state: State) -> tuple[HeroAbility, ...]:

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
-CHANCE = "chance"
-PUBLIC = "public"
-NOBODY = "nobody"
+CHANCE: Final = "chance"
+PUBLIC: Final = "public"
+NOBODY: Final = "nobody"
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,7 @@ def command(seat: str, kind: str, args: Mapping[str, Any]) -> Command:
 
 
 # Deck request kinds and the kind of chance's answer to each (docs/deck.md).
-DECK_ANSWERS: Mapping[str, str] = {
+DECK_ANSWERS: Final[Mapping[str, str]] = {
     "deck_form": "deck_formed",
     "deck_draw": "deck_drawn",
     "deck_put": "deck_put",
@@ -60,7 +60,7 @@ DECK_ANSWERS: Mapping[str, str] = {
     "deck_shuffle": "deck_shuffled",
     "deck_move": "deck_moved",
 }
-DECK_KINDS = frozenset(DECK_ANSWERS)
+DECK_KINDS: Final = frozenset(DECK_ANSWERS)
 
 
 @dataclass(frozen=True)

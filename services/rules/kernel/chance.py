@@ -6,14 +6,14 @@ from collections.abc import Mapping
 from dataclasses import MISSING, fields
 from functools import cache
 from itertools import product
-from typing import Any
+from typing import Any, Final
 
 from services.dice.kinds import catalog, read_composite
 from services.kernel.errors import InvalidArgument, RuleViolation
 from services.rules.kernel.api import CHANCE, DECK_ANSWERS, DECK_KINDS, ChanceRequest, Command
 
 # answer kind -> {field: type}
-CHANCE_SCHEMAS: dict[str, dict[str, type]] = {
+CHANCE_SCHEMAS: Final[dict[str, dict[str, type]]] = {
     "roll": {"faces": list, "nonce": int},
     "shuffle": {"order": list, "nonce": int},
     "deck_formed": {"deck": str, "count": int},
@@ -40,7 +40,9 @@ def faces_of(kind: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(readings))
 
 
-_REQUEST_DEFAULTS = {f.name: f.default for f in fields(ChanceRequest) if f.default is not MISSING}
+_REQUEST_DEFAULTS: Final = {
+    f.name: f.default for f in fields(ChanceRequest) if f.default is not MISSING
+}
 
 
 def _request(**given: Any) -> ChanceRequest:

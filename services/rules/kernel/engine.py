@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from mypy_extensions import mypyc_attr
 
@@ -22,8 +22,8 @@ from services.rules.kernel.state import State, dumps, to_json
 Schema = Mapping[str, type]
 
 
-_WELL_FORMED: dict[tuple[Any, ...], bool] = {}  # command shapes already checked
-_MAX_SHAPES = 4096
+_WELL_FORMED: Final[dict[tuple[Any, ...], bool]] = {}  # command shapes already checked
+_MAX_SHAPES: Final = 4096
 
 
 def _shape(cmd: Command, schemas: Mapping[str, Schema]) -> tuple[Any, ...] | None:
@@ -39,8 +39,8 @@ def _shape(cmd: Command, schemas: Mapping[str, Schema]) -> tuple[Any, ...] | Non
 
 _new = object.__new__
 
-_DECISIONS: dict[tuple[Any, ...], Pending] = {}  # what a Pending is made of -> Pending
-_MAX_DECISIONS = 4096
+_DECISIONS: Final[dict[tuple[Any, ...], Pending]] = {}  # what a Pending is made of -> Pending
+_MAX_DECISIONS: Final = 4096
 
 
 def _dice_key(pending: Mapping[str, Any], seats: tuple[str, ...]) -> tuple[Any, ...] | None:

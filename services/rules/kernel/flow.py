@@ -9,7 +9,7 @@ The final "flow" event records the task queue and the new pending decision.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import Any, Final
 
 from services.kernel.errors import RuleViolation
 from services.rules.kernel.api import CHANCE, PUBLIC, ChanceRequest, Event
@@ -118,7 +118,7 @@ def freeze(value: Any) -> Any:
     return value
 
 
-_SCALARS = frozenset((str, int, float, bool, type(None)))
+_SCALARS: Final = frozenset((str, int, float, bool, type(None)))
 
 
 def answer_key(kind: str, args: Mapping[str, Any]) -> tuple[str, Any]:

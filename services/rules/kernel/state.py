@@ -9,69 +9,25 @@ The evolve here knows only game-agnostic events; a game may add its own.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from types import MappingProxyType
-from typing import Any, Protocol
-
-from mypy_extensions import mypyc_attr
+from collections.abc import Callable, Mapping
+from typing import Any, Final, Protocol
 
 from services.rules.kernel.api import Event
+from services.rules.kernel.state_types import (  # re-exported: import them from here
+    Args,
+    FrozenMap,
+    State,
+    Task,
+    frozen,
+    thaw,
+)
 
-Args = dict[str, Any]
-# a queued task, (name, args): a tuple when queued live, a list when read back from a log
-Task = Sequence[Any]
-
-
-def _refuse(self: Any, *args: Any, **kwargs: Any) -> Any:
-    """Every mutator of a FrozenMap."""
-    raise TypeError("the game state is immutable: build a changed copy (put, with_)")
-
-
-@mypyc_attr(native_class=False)  # a dict subclass: a plain Python class when compiled
-class FrozenMap(dict[str, Any]):
-    """A read-only dict: the state's zones, counters and vars.
-
-    Reads are plain dict reads (a mappingproxy's `get` costs a method call per read, and
-    the rules read the state hundreds of times per decision); every mutator raises
-    TypeError, so a rule cannot edit a state in place. Build a changed copy with `put`.
-    """
-
-    __slots__ = ()
-
-    __setitem__ = _refuse
-    __delitem__ = _refuse
-    clear = _refuse  # type: ignore[assignment]
-    pop = _refuse  # type: ignore[assignment]
-    popitem = _refuse  # type: ignore[assignment]
-    setdefault = _refuse  # type: ignore[assignment]
-    update = _refuse  # type: ignore[assignment]
-    __ior__ = _refuse  # type: ignore[assignment]
-
-    def __reduce__(self) -> Any:
-        return (FrozenMap, (dict(self),))
-
-
-def frozen(items: dict[str, Any]) -> FrozenMap:
-    """Return a read-only copy of a dict."""
-    return FrozenMap(items)
-
-
-_EMPTY: Mapping[str, Any] = FrozenMap()
+__all__ = ["Args", "FrozenMap", "State", "Task", "frozen", "thaw"]
 
 
 def dumps(obj: Any) -> str:
     """Return canonical JSON text."""
     return json.dumps(obj, sort_keys=True, separators=(",", ":"))
-
-
-def thaw(value: Any) -> Any:
-    """Return a private copy of a JSON value (containers copied as lists/dicts)."""
-    if isinstance(value, (list, tuple)):
-        return [thaw(v) for v in value]
-    if isinstance(value, (dict, MappingProxyType)):  # FrozenMap is a dict
-        return {k: thaw(v) for k, v in value.items()}
-    return value
 
 
 class Reads(Protocol):
@@ -100,53 +56,6 @@ class Reads(Protocol):
     def peek(self, key: str, default: Any = None) -> Any:
         """Return a var's JSON value itself (shared: read it, never edit it), or default."""
         ...
-
-
-@mypyc_attr(native_class=False)  # copied and changed through its __dict__ (copy_with)
-@dataclass(frozen=True)
-class State:
-    """The whole game state; fold events into it with evolve."""
-
-    game_id: str = ""
-    phase: str = "new"
-    zones: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: _EMPTY)
-    counters: Mapping[str, int] = field(default_factory=lambda: _EMPTY)
-    vars: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
-    exhausted: frozenset[str] = frozenset()
-    tasks: tuple[Task, ...] = ()
-    pending: Mapping[str, Any] | None = None
-    winner: str = ""
-    events: int = 0
-
-    # --- readers -------------------------------------------------------
-    def zone(self, name: str) -> tuple[str, ...]:
-        """Return the cards of a zone (top first)."""
-        return self.zones.get(name, ())
-
-    def count(self, key: str) -> int:
-        """Return a counter's value (0 when unset)."""
-        return self.counters.get(key, 0)
-
-    def var(self, key: str, default: Any = None) -> Any:
-        """Return a private copy of a var's JSON value, or default."""
-        raw = self.vars.get(key)
-        return default if raw is None else thaw(raw)
-
-    def peek(self, key: str, default: Any = None) -> Any:
-        """Return a var's JSON value itself, shared with the state: read it, never edit it."""
-        raw = self.vars.get(key)
-        return default if raw is None else raw
-
-    def where(self, card: str) -> str | None:
-        """Return the zone holding a card, or None."""
-        for name, cards in self.zones.items():
-            if card in cards:
-                return name
-        return None
-
-    def pending_dict(self) -> dict[str, Any] | None:
-        """Return a private copy of the pending decision as a dict, or None."""
-        return thaw(self.pending) if self.pending else None
 
 
 def with_(state: State, **changes: Any) -> State:
@@ -355,7 +264,7 @@ def _phase(state: State, d: Mapping[str, Any]) -> Changes:
 Fold = Callable[[State, Mapping[str, Any]], Changes]
 
 # event type -> the fields its fold changes (read from the state before the event)
-FOLDS: dict[str, Fold] = {
+FOLDS: Final[dict[str, Fold]] = {
     "card_moved": _card_moved,
     "zone_set": _zone_set,
     "zones_set": _zones_set,
@@ -374,8 +283,8 @@ FOLDS: dict[str, Fold] = {
 }
 
 
-FLOW = "_flow"  # the continuation a compact engine carries in a batch's last public fact
-COUNTERS = "_counters"  # [[key, delta, reason], ...] a facts engine's fact carries
+FLOW: Final = "_flow"  # the continuation a compact engine carries in a batch's last public fact
+COUNTERS: Final = "_counters"  # [[key, delta, reason], ...] a facts engine's fact carries
 
 
 def changes_of(state: State, type_: str, data: Mapping[str, Any]) -> Changes:
