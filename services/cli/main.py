@@ -177,6 +177,7 @@ async def _serve(
     from services.app import serve as start
     from services.kernel.gcpolicy import freeze_startup
     from services.kernel.store.factory import open_store
+    from services.native import install as native_status
 
     store = open_store(store_url)
     background: list[Callable[[], Coroutine[Any, Any, None]]] = []
@@ -217,6 +218,7 @@ async def _serve(
             loop.add_signal_handler(sig, stop.set)
     host = address.rsplit(":", 1)[0]
     typer.echo(f"fallen {service} serving on {host}:{backend.port}", err=True)
+    typer.echo(f"fallen engine modules: {native_status()}", err=True)  # docs/native.md
     stop_web = None
     if web_port and service in ("all", "projections"):
         from services.web.gateway import start_web
