@@ -18,21 +18,24 @@ from services.rules.registry import load
 
 ROOT = Path(__file__).resolve().parents[3]
 
-# Prints the digest of the events of three seeded Fallen playouts, and where flow came from.
+
+def digest() -> str:
+    """Return the digest of the events of three seeded Fallen playouts."""
+    rules = load("fallen")
+    seats = {s: "p-" + s for s in rules.seats}
+    h = hashlib.sha256()
+    for i in range(3):
+        p = play(rules, Setup(seats, rules.new_game_options({})), f"n-{i}", f"n{i}")
+        for e in p.events:
+            h.update(json.dumps([e.type, e.data, e.visibility], sort_keys=True).encode())
+    return h.hexdigest()
+
+
+# The same digest in a new process, and where that process loaded the kernel's flow from.
 DIGEST = """
-import hashlib, json
-from services.rules.common.api import Setup
 from services.rules.kernel import flow
-from services.rules.playout import play
-from services.rules.registry import load
-rules = load("fallen")
-seats = {s: "p-" + s for s in rules.seats}
-h = hashlib.sha256()
-for i in range(3):
-    p = play(rules, Setup(seats, rules.new_game_options({})), f"n-{i}", f"n{i}")
-    for e in p.events:
-        h.update(json.dumps([e.type, e.data, e.visibility], sort_keys=True).encode())
-print(h.hexdigest(), flow.__file__)
+from tests.unit.rules.test_native import digest
+print(digest(), flow.__file__)
 """
 
 
@@ -61,19 +64,13 @@ def test_given_make_setup_then_the_engine_modules_run_compiled() -> None:
 
 def test_given_the_same_seeds_when_played_compiled_and_from_source_then_the_events_match() -> None:
     # given three seeded playouts in this process
-    rules = load("fallen")
-    seats = {s: "p-" + s for s in rules.seats}
-    h = hashlib.sha256()
-    for i in range(3):
-        p = play(rules, Setup(seats, rules.new_game_options({})), f"n-{i}", f"n{i}")
-        for e in p.events:
-            h.update(json.dumps([e.type, e.data, e.visibility], sort_keys=True).encode())
+    here = digest()
     # when the same games are played from the sources and as this process loads them
     pure, pure_file = _digest_in_subprocess(FALLEN_NATIVE="0")
     same, _ = _digest_in_subprocess()
     # then both give the same events as this process
     assert pure_file.endswith("flow.py")
-    assert pure == same == h.hexdigest()
+    assert pure == same == here
 
 
 def test_given_a_changed_source_then_every_module_loads_from_source(
