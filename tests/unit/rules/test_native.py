@@ -51,15 +51,18 @@ def _digest_in_subprocess(**env: str) -> tuple[str, str]:
     return out[0], out[1]
 
 
-def test_given_make_setup_then_the_engine_modules_run_compiled() -> None:
-    # given the checkout as make setup left it (FALLEN_NATIVE=0 asks for the sources)
-    if os.environ.get("FALLEN_NATIVE") == "0":
-        pytest.skip("FALLEN_NATIVE=0: the sources are asked for")
-    # then every engine module loaded is the compiled one
-    assert native.install() == "compiled"
+def test_given_make_setup_then_the_engine_modules_load_as_asked() -> None:
+    # given the checkout as make setup left it: compiled, unless FALLEN_NATIVE=0 asks for
+    # the sources
+    pure = os.environ.get("FALLEN_NATIVE") == "0"
+    # then every engine module loaded is the compiled one (or, when asked, its source)
+    assert native.install() == ("pure (FALLEN_NATIVE=0)" if pure else "compiled"), (
+        "run make setup to rebuild the engine modules"
+    )
     for module in native.MODULES:
         __import__(module)
-        assert not sys.modules[module].__file__.endswith(".py"), module  # type: ignore[union-attr]
+        loaded = sys.modules[module].__file__ or ""
+        assert loaded.endswith(".py") == pure, (module, loaded)
 
 
 def test_given_the_same_seeds_when_played_compiled_and_from_source_then_the_events_match() -> None:
@@ -76,7 +79,8 @@ def test_given_the_same_seeds_when_played_compiled_and_from_source_then_the_even
 def test_given_a_changed_source_then_every_module_loads_from_source(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # given a manifest whose digest of one source no longer matches it
+    # given the switch unset and a manifest whose digest of one source no longer matches it
+    monkeypatch.delenv("FALLEN_NATIVE", raising=False)
     manifest = {"abi": sys.implementation.cache_tag, "sources": native.digests()}
     manifest["sources"]["services.rules.kernel.flow"] = "0" * 64
     path = tmp_path / ".native.json"
@@ -92,7 +96,8 @@ def test_given_a_changed_source_then_every_module_loads_from_source(
 def test_given_a_build_for_another_python_then_it_is_not_used(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # given a manifest written by another interpreter
+    # given the switch unset and a manifest written by another interpreter
+    monkeypatch.delenv("FALLEN_NATIVE", raising=False)
     path = tmp_path / ".native.json"
     path.write_text(json.dumps({"abi": "cpython-39", "sources": native.digests()}))
     monkeypatch.setattr(native, "MANIFEST", path)
@@ -104,7 +109,8 @@ def test_given_a_build_for_another_python_then_it_is_not_used(
 def test_given_no_build_or_the_switch_off_then_the_status_says_why(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # given nothing built, then the switch set to 0
+    # given nothing built (the switch unset), then the switch set to 0
+    monkeypatch.delenv("FALLEN_NATIVE", raising=False)
     monkeypatch.setattr(native, "_built", lambda: [])
     assert native.status().startswith("pure (not built")
     monkeypatch.setenv("FALLEN_NATIVE", "0")
