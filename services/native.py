@@ -44,6 +44,7 @@ MODULES: tuple[str, ...] = (
     "services.rules.kernel.engine",
     "services.rules.kernel.chance",
     "services.rules.kernel.dealer",
+    "services.rules.kernel.zones",
     "services.rules.playout",
     *(f"services.rules.fallen.{name}" for name in _FALLEN.split()),
 )

@@ -55,7 +55,8 @@ def hero_abilities(state: State) -> tuple[HeroAbility, ...]:
     They change only with the hero's cards (zones are never edited in place: a change is
     another tuple) or the card-data version, so the list is kept for the inputs seen last.
     """
-    key = (data_version(), state.zone("hero.equipment"), state.zone("hero.skills"))
+    zones = state.zones  # read directly: State.zone is a Python method call from here
+    key = (data_version(), zones.get("hero.equipment", ()), zones.get("hero.skills", ()))
     if key != _HERO_ABILITIES[0]:
         _HERO_ABILITIES[:] = [key, _list_abilities(key[1], key[2]), {}]
     found: tuple[HeroAbility, ...] = _HERO_ABILITIES[1]

@@ -63,12 +63,12 @@ def _pending(seat: str, kind: str, prompt: str, chance: ChanceRequest | None) ->
 
 def check_shape(cmd: Command, seats: tuple[str, ...], schemas: Mapping[str, Schema]) -> None:
     """Raise InvalidArgument (naming the field) unless the command is well-formed."""
-    args = cmd.args
-    if type(args) is dict and type(cmd.seat) is str:  # _shape(cmd, schemas), inlined
+    seat, kind, args = cmd.seat, cmd.kind, cmd.args  # each read once (plain-class reads)
+    if type(args) is dict and type(seat) is str:  # _shape(cmd, schemas), inlined
         key: tuple[Any, ...] | None = (
-            (id(schemas), cmd.seat, cmd.kind, tuple(args), tuple(map(type, args.values())))
+            (id(schemas), seat, kind, tuple(args), tuple(map(type, args.values())))
             if args
-            else (id(schemas), cmd.seat, cmd.kind)  # no fields (a pass): nothing to type
+            else (id(schemas), seat, kind)  # no fields (a pass): nothing to type
         )
         if key in _WELL_FORMED:
             return
@@ -167,30 +167,32 @@ class KernelRules:
         pending = state.pending
         if pending is None:
             raise RuleViolation("the game is over" if state.phase == "over" else "no game yet")
-        if command.seat != pending["seat"]:
+        seat, kind, given = command.seat, command.kind, command.args  # each read once
+        if seat != pending["seat"]:
             raise RuleViolation(self.not_your_turn(pending))
-        ctx = Ctx(self.registry, state)  # registry.ctx(state), without its call
-        if command.seat == CHANCE:
+        registry = self.registry
+        ctx = Ctx(registry, state)  # registry.ctx(state), without its call
+        if seat == CHANCE:
             args = check_chance(pending, command)
             if pending["kind"] == "roll":  # dice are public: a roll is a fact (never a deal)
                 ctx.answered = {
                     "seat": CHANCE,
                     "decision": "roll",
-                    "kind": command.kind,
-                    "args": dict(command.args),
+                    "kind": kind,
+                    "args": dict(given),
                 }
-            self.registry.tasks[args["resume"]](ctx, args)
+            registry.tasks[args["resume"]](ctx, args)
         else:
-            if not is_answer(self.answers(state), command.kind, command.args):
+            if not is_answer(self.answers(state), kind, given):
                 raise RuleViolation(self.refusal(state, command, dict(pending)))
             data = dict(pending["data"])
             ctx.answered = {
-                "seat": command.seat,
+                "seat": seat,
                 "decision": pending["kind"],
-                "kind": command.kind,
-                "args": dict(command.args),
+                "kind": kind,
+                "args": dict(given),
             }
-            self.registry.answers[data["resume"]](ctx, data, command.kind, dict(command.args))
+            registry.answers[data["resume"]](ctx, data, kind, dict(given))
         ctx.run()
         return ctx.finish(), ctx.state
 

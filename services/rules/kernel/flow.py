@@ -171,7 +171,7 @@ class Ctx:
         self.tasks: list[Task] = list(state.tasks)
         # how many tasks at the end of the queue came from the state: their args are shared
         # with its record, so run hands their handler a copy (pushed args are copied already)
-        self._inherited = len(state.tasks)
+        self._inherited = len(self.tasks)
         self.pending: Args | None = None
         self._vars: Args = {}  # the vars a compact engine's decide changed, in order
         self.compact = registry.compact is not None and registry.compact(state)
@@ -286,7 +286,7 @@ class Ctx:
 
     def set_to(self, key: str, value: int, reason: str = "") -> None:
         """Set a counter to a value."""
-        self.add(key, value - self._state.count(key), reason)
+        self.add(key, value - self.count(key), reason)
 
     def setv(self, key: str, value: Any) -> None:
         """Set a public var (None removes it); a compact engine records the vars a decide

@@ -97,7 +97,7 @@ Changes = dict[str, Any]  # the State fields an event sets: {field: new value}
 
 
 def _move(state: State, card: str, src: str, dst: str, bottom: bool) -> Changes:
-    cards = state.zone(src)
+    cards = state.zones.get(src, ())
     if card not in cards:
         raise ValueError(f"card {card} is not in {src}")
     rest = tuple([c for c in cards if c != card])  # a list first: no generator to resume
@@ -133,10 +133,10 @@ def deck_key(deck: str) -> str:
 def _dealt(state: State, d: Mapping[str, Any]) -> Changes:
     """Cards the deck service dealt from a deck into a zone (top, or bottom if asked)."""
     cards, zone = tuple(d["cards"]), d["to"]
-    old = state.zone(zone)
+    old = state.zones.get(zone, ())
     new = (*old, *cards) if d.get("bottom") else (*cards, *old)
     key = deck_key(d["deck"])
-    left = state.count(key) - len(cards)
+    left = state.counters.get(key, 0) - len(cards)
     return {
         "zones": put(state.zones, zone, new or None),
         "counters": put(state.counters, key, left or None),

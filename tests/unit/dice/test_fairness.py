@@ -6,6 +6,8 @@ import hashlib
 import hmac
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.stats import chisquare
 
 from services.dice import fair
@@ -136,3 +138,23 @@ def test_verify_ledger_names_the_first_tampered_roll():
     result = verify_ledger("g", ledger)
     assert not result.ok
     assert "version 3" in result.mismatch and "results" in result.mismatch
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.binary(max_size=130), msg=st.binary(max_size=200))
+def test_a_keyed_seed_digests_what_hmac_digests(seed: bytes, msg: bytes):
+    # given a seed keyed once (short, block-sized or longer than SHA-256's 64-byte block)
+    keyed = fair.keyed(seed)
+    # when it digests a message, twice (its pads are copied, never consumed)
+    # then both are HMAC-SHA256 of the seed and the message
+    expected = hmac.digest(seed, msg, "sha256")
+    assert keyed.digest(msg) == expected
+    assert keyed.digest(msg) == expected
+
+
+def test_draws_from_a_keyed_seed_are_the_draws_from_the_seed():
+    # given the same nonce drawn with and without a keyed seed
+    plain = fair.Draws(SEED, "g", "c", 7)
+    shared = fair.Draws(SEED, "g", "c", 7, fair.keyed(SEED))
+    # then every draw, across several HMAC blocks, is the same
+    assert [plain.uniform(52) for _ in range(40)] == [shared.uniform(52) for _ in range(40)]
