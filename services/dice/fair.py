@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import struct
 from collections.abc import Iterator, Sequence
 from typing import Final, TypeVar
 
 T = TypeVar("T")
 SEED_BYTES: Final = 32
+_WORDS: Final = struct.Struct(">8I")  # an HMAC-SHA256 block as 8 big-endian 32-bit words
 _BLOCK: Final = 64  # SHA-256's block size in bytes, HMAC's key pad
 
 
@@ -70,18 +72,22 @@ class Draws:
         self._keyed = keyed_seed  # keyed(server_seed), shared by the draws of many nonces
         self._prefix = f"{game_id}:{client_seed}:{nonce}:"
         self._block = 0  # the r of the next HMAC block
-        self._buf = b""  # bytes of the stream from the last block on
-        self._pos = 0  # how many of them are consumed
+        # the last block read as 8 big-endian 32-bit words, and how many of them are used:
+        # draws take 4 bytes at a time and a block is 32, so a draw never spans two blocks
+        self._words: tuple[int, ...] = ()
+        self._used = 0
 
-    def _take(self, n: int) -> bytes:
-        """Return the next n bytes of the stream (byte_stream's bytes, in order)."""
-        buf, pos = self._buf, self._pos
-        while len(buf) - pos < n:
+    def _word(self) -> int:
+        """Return the stream's next 4 bytes as a big-endian integer (byte_stream's bytes,
+        in order)."""
+        used = self._used
+        if used == len(self._words):
             msg = f"{self._prefix}{self._block}".encode()
-            buf, pos = buf[pos:] + self._digest(msg), 0
+            self._words = _WORDS.unpack(self._digest(msg))
             self._block += 1
-        self._buf, self._pos = buf, pos + n
-        return buf[pos : pos + n]
+            used = 0
+        self._used = used + 1
+        return self._words[used]
 
     def _digest(self, msg: bytes) -> bytes:
         if self._keyed is None:
@@ -94,7 +100,7 @@ class Draws:
             raise ValueError("k must be >= 1")
         limit = (2**32 // k) * k
         while True:
-            x = int.from_bytes(self._take(4), "big")
+            x = self._word()
             if x < limit:
                 return x % k
 
