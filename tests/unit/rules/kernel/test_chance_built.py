@@ -16,12 +16,14 @@ def test_given_a_keyed_seed_when_drawing_then_the_bytes_are_the_published_stream
     seed = b"s" * 32
     keyed = fair.keyed(seed)
     for nonce in (0, 7):
-        # when 200 bytes are drawn (7 blocks) with and without it
+        # when 50 words of 4 bytes are drawn (7 blocks) with and without it
         fast = fair.Draws(seed, "g", "c", nonce, keyed)
         plain = fair.Draws(seed, "g", "c", nonce)
-        # then both are the scheme's byte stream, and so are their integers
-        expected = bytes(islice(fair.byte_stream(seed, "g", "c", nonce), 200))
-        assert fast._take(200) == plain._take(200) == expected
+        # then both are the scheme's byte stream read 4 bytes at a time, big-endian
+        stream = bytes(islice(fair.byte_stream(seed, "g", "c", nonce), 200))
+        expected = [int.from_bytes(stream[i : i + 4], "big") for i in range(0, 200, 4)]
+        assert [fast._word() for _ in range(50)] == expected
+        assert [plain._word() for _ in range(50)] == expected
         assert [fair.Draws(seed, "g", "", nonce, keyed).uniform(6) for _ in range(3)] == [
             fair.Draws(seed, "g", "", nonce).uniform(6) for _ in range(3)
         ]
