@@ -19,6 +19,7 @@ def _in_process(
 ) -> dict[str, Any]:
     """Return games/s and commands/s of random playouts of the pure engine, one core, after
     one warm-up game (reported apart as warmup_game_ms)."""
+    from services.kernel.gcpolicy import freeze_startup
     from services.native import install
     from services.rules.common.api import Setup
     from services.rules.playout import play
@@ -29,10 +30,13 @@ def _in_process(
     pin = getattr(rules, "new_game_options", None)  # what a new game records (card data)
     opts = pin(options or {}) if pin is not None else dict(options or {})
     # one warm-up game first, timed apart: the process's first game also loads the card data
-    # and fills the engine's memos (about ten games' time), which is start-up, not play
+    # and fills the engine's memos (a few games' time), which is start-up, not play
     warm = time.perf_counter()
     play(rules, Setup(seats, opts), "bench-warmup", "bench-warmup")
     warmup_ms = (time.perf_counter() - warm) * 1000
+    # then, as a served process does once warm (`fallenctl serve`, the faust worker), its
+    # start-up heap leaves the collector's full passes (services/kernel/gcpolicy.py, FALLEN_GC)
+    frozen = freeze_startup()
     commands = events = 0
     start, cpu = time.perf_counter(), time.process_time()
     for i in range(games):
@@ -44,6 +48,7 @@ def _in_process(
         "engine": install(),  # "compiled" (mypyc), or "pure (why)": services/native.py
         "games": games,
         "warmup_game_ms": round(warmup_ms, 1),  # not counted in the rates below
+        "gc": "start-up heap frozen" if frozen else "CPython default (FALLEN_GC=default)",
         "games_per_s": round(games / took, 2),
         "games_per_cpu_s": round(games / cpu_took, 2),  # one core's rate on a shared machine
         "events_per_game": round(events / games, 1),
