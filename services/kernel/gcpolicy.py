@@ -10,6 +10,9 @@ showed full collections of 4-29 ms (docs/performance.md, "Stop 24"). Young-gener
 thresholds are left at CPython's defaults: raising them made each young collection longer
 (11-17 ms) and the tail worse.
 
+``fallenctl bench rules`` freezes too, after its warm-up game, so that it measures the engine
+under the policy the services run with (docs/engine-speed.md, "Stop 28").
+
 ``FALLEN_GC=default`` keeps CPython's behaviour (nothing frozen).
 """
 
