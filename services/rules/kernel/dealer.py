@@ -11,9 +11,7 @@ from __future__ import annotations
 from services.dice import fair
 from services.dice.engine import MAX_DICE  # the dice service's bound on one roll
 from services.dice.kinds import catalog, read_composite
-from services.rules.kernel.api import CHANCE, DECK_ANSWERS, ChanceRequest, Command
-
-_new = object.__new__
+from services.rules.kernel.api import CHANCE, DECK_ANSWERS, ChanceRequest, Command, command
 
 
 def roll_faces(draws: fair.Draws, dice: tuple[str, ...]) -> list[str]:
@@ -23,16 +21,9 @@ def roll_faces(draws: fair.Draws, dice: tuple[str, ...]) -> list[str]:
     simple = known.faces
     for kind in dice:
         parts = (kind,) if kind in simple else known.expand(kind)
-        rolled = [known.faces[p][draws.uniform(len(known.faces[p]))] for p in parts]
+        rolled = [simple[p][draws.uniform(len(simple[p]))] for p in parts]
         faces.append(rolled[0] if len(parts) == 1 else read_composite(kind, rolled))
     return faces
-
-
-def _chance(kind: str, args: dict[str, object]) -> Command:
-    """Return chance's command (api.command, here so that it is compiled with the dealer)."""
-    cmd = _new(Command)
-    cmd.__dict__.update(seat=CHANCE, kind=kind, args=args)
-    return cmd
 
 
 class Dealer:
@@ -70,15 +61,15 @@ class Dealer:
             if not 1 <= len(req.dice) <= MAX_DICE:  # as the dice service refuses it
                 raise ValueError(f"{req.purpose}: roll 1 to {MAX_DICE} dice, not {len(req.dice)}")
             draws, nonce = self._draws()
-            return _chance("roll", {"faces": roll_faces(draws, req.dice), "nonce": nonce})
+            return command(CHANCE, "roll", {"faces": roll_faces(draws, req.dice), "nonce": nonce})
         if req.kind == "shuffle":
             draws, nonce = self._draws()
             order = fair.shuffle(draws, list(range(req.count)))
-            return _chance("shuffle", {"order": order, "nonce": nonce})
+            return command(CHANCE, "shuffle", {"order": order, "nonce": nonce})
         kind = DECK_ANSWERS.get(req.kind)
         if kind is None:
             raise ValueError(f"the dealer cannot answer a {req.kind!r} request")
-        return _chance(kind, self._deck(req))
+        return command(CHANCE, kind, self._deck(req))
 
     def _deck(self, req: ChanceRequest) -> dict[str, object]:
         deck = self.decks.setdefault(req.deck, [])
