@@ -23,6 +23,7 @@ RUN mkdir -p /app/gen \
  && find /app/gen -mindepth 1 -type d -exec touch {}/__init__.py \;
 
 COPY services ./services
+COPY benchmarks ./benchmarks
 # The engine's hot modules compiled with mypyc (services/native.py, docs/native.md): a C
 # compiler, the Python headers and mypy in this stage only; the runtime stage gets the
 # extensions and their manifest. FALLEN_NATIVE=0 builds an image that runs them from source.
@@ -36,11 +37,11 @@ RUN if [ "$FALLEN_NATIVE" != 0 ]; then \
         apt-get install -y -qq --no-install-recommends $pkgs >/dev/null; }; \
       /opt/tools/bin/pip install -c requirements.lock mypy setuptools; \
       /opt/tools/bin/python -m services.native_build build --python-executable /opt/venv/bin/python; \
-      mkdir -p /app && cp fallen_native__mypyc* /app/; \
+      mkdir -p /app/build/native && cp -r build/native/lib build/native/manifest.json /app/build/native/; \
     fi
 # Installs the `fallenctl` console script (no deps: they are already pinned above).
 RUN /opt/venv/bin/pip install --no-deps --no-compile . \
- && cp -r services /app/services \
+ && cp -r services benchmarks /app/ \
  && find /app -name '__pycache__' -prune -exec rm -rf {} + \
  && /opt/venv/bin/python -c 'import sys; sys.path[:0] = ["/app"]; import services.native as n; print("engine modules:", n.install())'
 
@@ -62,6 +63,6 @@ WORKDIR /var/lib/fallen
 USER 10001:10001
 EXPOSE 50051 9100
 HEALTHCHECK --interval=15s --timeout=5s --start-period=20s --retries=3 \
-  CMD ["python", "-m", "services.kernel.healthcheck"]
+  CMD ["python", "-m", "services.platform.healthcheck"]
 ENTRYPOINT ["fallenctl", "serve"]
 CMD ["--address", "0.0.0.0:50051", "--metrics-port", "9100"]

@@ -66,8 +66,8 @@ browser:
 		else echo "install chromium (apt-get install chromium) for the browser test" >&2; exit 1; fi; }
 
 lint: setup
-	$(BIN)/ruff check services tests
-	$(BIN)/mypy services
+	$(BIN)/ruff check services benchmarks tests
+	$(BIN)/mypy services benchmarks
 	cd protos && ../$(BIN)/buf lint
 	bash .ci/buf-breaking
 

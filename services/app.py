@@ -11,17 +11,17 @@ from typing import Any
 
 import grpc
 
+from benchmarks.echo.service import mount as echo_mount
 from services.deck.client import GrpcDeck
 from services.dice.client import GrpcDice
 from services.dice.engine import DiceEngine
 from services.dice.port import DicePort
 from services.dice.service import mount as dice_mount
-from services.echo.service import mount as echo_mount
-from services.kernel.grpcx.client import Reconnecting, ServiceCredentials
-from services.kernel.grpcx.server import Mount, Running, start_server
-from services.kernel.store.base import EventStore
-from services.rules.common.api import GameRules
-from services.rules.kernel.deck import DeckServicePort
+from services.platform.grpcx.client import Reconnecting, ServiceCredentials
+from services.platform.grpcx.server import Mount, Running, start_server
+from services.platform.store.base import EventStore
+from services.rules.engine.api import GameRules
+from services.rules.engine.deck import DeckServicePort
 from services.rules.pools import POOLS, PoolSpec
 from services.rules.runner import GameRunner
 from services.rules.service import mount as rules_mount

@@ -1,15 +1,16 @@
 """The engine's hot modules compiled to C with mypyc, and the guard that never runs stale ones.
 
 `make setup` and the image build run `python -m services.native_build`: mypyc compiles
-MODULES (the kernel, the playout loop, the fair draws and Fallen's rules) into one C
-extension per module next to its source, plus one shared library beside `services`
-(`fallen_native__mypyc`: a dotted group name gives the compiled modules a wrong
-`__file__`), and records the SHA-256 of every compiled source in `services/.native.json`.
+MODULES (the engine kernel, the playout loop, the fair draws and Fallen's rules) into one
+C extension per module plus one shared library (`fallen_native__mypyc`), all under
+`build/native/lib/` (build outputs stay out of the source folders), and records the
+SHA-256 of every compiled source in `build/native/manifest.json`.
 The sources stay the code: the compiled modules behave the same (the tests run on them;
 docs/native.md).
 
 On the first import of `services`, `install()` decides, for all of them at once:
-- compiled, when the manifest matches every source;
+- compiled, when the manifest matches every source: a finder loads each of MODULES from
+  `build/native/lib/`;
 - pure Python, when `FALLEN_NATIVE=0`, when nothing is built, or when a source changed
   since the build (a warning names it). All or none: compiled modules call each other
   directly in C, so a mix would still run the old code of a changed module.
@@ -30,8 +31,10 @@ from pathlib import Path
 from types import ModuleType
 
 ROOT = Path(__file__).resolve().parent.parent  # the folder holding the `services` package
-MANIFEST = ROOT / "services" / ".native.json"
-GROUP = "fallen_native"  # the shared library, beside `services`: fallen_native__mypyc.<abi>.so
+BUILD = ROOT / "build" / "native"
+LIB = BUILD / "lib"  # the compiled extensions, in their package folders, and the shared library
+MANIFEST = BUILD / "manifest.json"
+GROUP = "fallen_native"  # the shared library in LIB: fallen_native__mypyc.<abi>.so
 _FALLEN = (
     "abilities balance bot cards challenge creatures decks derived dice_faces effects engine "
     "equipment explain final_battle flow resources rewards rolls setup skills state story "
@@ -39,12 +42,12 @@ _FALLEN = (
 )
 MODULES: tuple[str, ...] = (
     "services.dice.fair",
-    "services.rules.kernel.state",
-    "services.rules.kernel.flow",
-    "services.rules.kernel.engine",
-    "services.rules.kernel.chance",
-    "services.rules.kernel.dealer",
-    "services.rules.kernel.zones",
+    "services.rules.engine.state",
+    "services.rules.engine.flow",
+    "services.rules.engine.engine",
+    "services.rules.engine.chance",
+    "services.rules.engine.dealer",
+    "services.rules.engine.zones",
     "services.rules.playout",
     *(f"services.rules.fallen.{name}" for name in _FALLEN.split()),
 )
@@ -60,10 +63,14 @@ def digests() -> dict[str, str]:
     return {m: hashlib.sha256(source_of(m).read_bytes()).hexdigest() for m in MODULES}
 
 
+def compiled_of(module: str) -> Path:
+    """Return where the compiled extension of a module is built for this interpreter."""
+    return LIB.joinpath(*module.split(".")).with_suffix(importlib.machinery.EXTENSION_SUFFIXES[0])
+
+
 def _built() -> list[Path]:
     """Return the compiled extensions present for this interpreter."""
-    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
-    return [p for m in MODULES if (p := source_of(m).with_suffix(suffix)).exists()]
+    return [p for m in MODULES if (p := compiled_of(m)).exists()]
 
 
 def status() -> str:
@@ -85,25 +92,24 @@ def status() -> str:
     return "compiled"
 
 
-class _Sources(importlib.abc.MetaPathFinder):
-    """Imports the compiled modules from their .py sources (pure Python mode)."""
+class _Compiled(importlib.abc.MetaPathFinder):
+    """Imports MODULES from their compiled extensions in LIB (compiled mode)."""
 
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
     ) -> importlib.machinery.ModuleSpec | None:
         if fullname not in MODULES:
             return None
-        return importlib.util.spec_from_file_location(fullname, source_of(fullname))
+        return importlib.util.spec_from_file_location(fullname, compiled_of(fullname))
 
 
 _MODE: str | None = None
 
 
 def _load_shared() -> None:
-    """Import the shared library from beside `services`, which need not be on sys.path
-    (an installed console script finds `services` through its editable install)."""
+    """Import the shared library from LIB, which is not on sys.path."""
     name = f"{GROUP}__mypyc"
-    path = ROOT / f"{name}{importlib.machinery.EXTENSION_SUFFIXES[0]}"
+    path = LIB / f"{name}{importlib.machinery.EXTENSION_SUFFIXES[0]}"
     if name in sys.modules or not path.exists():
         return
     spec = importlib.util.spec_from_file_location(name, path)
@@ -120,8 +126,7 @@ def install() -> str:
         _MODE = status()
         if _MODE == "compiled":
             _load_shared()
-        if _MODE != "compiled" and _built():
-            sys.meta_path.insert(0, _Sources())
-            if "stale" in _MODE or "manifest" in _MODE or "built for" in _MODE:
-                warnings.warn(f"engine modules: {_MODE}", RuntimeWarning, stacklevel=2)
+            sys.meta_path.insert(0, _Compiled())
+        elif "stale" in _MODE or "manifest" in _MODE or "built for" in _MODE:
+            warnings.warn(f"engine modules: {_MODE}", RuntimeWarning, stacklevel=2)
     return _MODE

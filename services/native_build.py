@@ -1,6 +1,6 @@
 """Build the engine's compiled modules (services/native.py says which and why).
 
-python -m services.native_build build [--if-stale] [mypy args]   compile them in place
+python -m services.native_build build [--if-stale] [mypy args]   compile them into build/native/lib
 python -m services.native_build status                            how they load now
 python -m services.native_build clean                             remove what build made
 """
@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 from collections.abc import Sequence
 
-from services.native import GROUP, MANIFEST, MODULES, ROOT, _built, digests, source_of, status
+from services.native import GROUP, LIB, MANIFEST, MODULES, ROOT, digests, source_of, status
 
 
 def build(extra_mypy_args: Sequence[str] = ()) -> None:
-    """Compile MODULES with mypyc in place and write the manifest (needs a C compiler)."""
+    """Compile MODULES with mypyc into LIB and write the manifest (needs a C compiler)."""
     from mypyc.build import mypycify  # a build-time dependency (mypy), never at runtime
     from setuptools import setup
 
@@ -27,7 +28,10 @@ def build(extra_mypy_args: Sequence[str] = ()) -> None:
     setup(
         name="fallen-native",
         ext_modules=extensions,
-        script_args=["-q", "build_ext", "--inplace", "--build-temp", "build/native/temp"],
+        script_args=[
+            *("-q", "build_ext", "--build-lib", str(LIB.relative_to(ROOT))),
+            *("--build-temp", "build/native/temp"),
+        ],
     )
     manifest = {"abi": sys.implementation.cache_tag, "sources": digests()}
     MANIFEST.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
@@ -35,10 +39,7 @@ def build(extra_mypy_args: Sequence[str] = ()) -> None:
 
 def clean() -> None:
     """Remove the compiled extensions, the shared library and the manifest."""
-    for path in _built():
-        path.unlink()
-    for path in ROOT.glob(f"{GROUP}__mypyc*"):
-        path.unlink()
+    shutil.rmtree(LIB, ignore_errors=True)
     MANIFEST.unlink(missing_ok=True)
 
 

@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from services.deck import zones
-from services.kernel.envelope import Envelope
-from services.rules.common.api import CHANCE, DECK_ANSWERS, ChanceRequest, Command
+from services.platform.envelope import Envelope
+from services.rules.engine.api import CHANCE, DECK_ANSWERS, ChanceRequest, Command
 
 _TAKEN = (zones.CARDS_DRAWN, zones.CARDS_SEARCHED)
 

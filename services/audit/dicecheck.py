@@ -23,7 +23,7 @@ from services.dice.ledger import (
     SHUFFLE_DRAWN,
     combine_client_seeds,
 )
-from services.kernel.envelope import PUBLIC, Envelope
+from services.platform.envelope import PUBLIC, Envelope
 
 DECK_SHUFFLED = "DeckShuffled"
 

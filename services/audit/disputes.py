@@ -16,12 +16,12 @@ from typing import Any
 
 from services.audit.logfile import store_records
 from services.audit.verify import verify_game
-from services.kernel.canonical import canonical_json
-from services.kernel.envelope import PUBLIC, NewEvent
-from services.kernel.errors import InvalidArgument, RuleViolation, VersionConflict
-from services.kernel.games import check_game_id, game_ended
-from services.kernel.store.base import CommandKey, EventStore, validate_command
-from services.rules.common.api import GameRules
+from services.platform.canonical import canonical_json
+from services.platform.envelope import PUBLIC, NewEvent
+from services.platform.errors import InvalidArgument, RuleViolation, VersionConflict
+from services.platform.games import check_game_id, game_ended
+from services.platform.store.base import CommandKey, EventStore, validate_command
+from services.rules.engine.api import GameRules
 
 DISPUTE_OPENED = "DisputeOpened"
 DISPUTE_RESOLVED = "DisputeResolved"

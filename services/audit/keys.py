@@ -1,7 +1,7 @@
 """Check that draws are consumed in nonce order, each by the decision its key names (pure).
 
 Every DiceRolled / DiceShuffleDrawn of a game carries ``key``: the game stream and version of
-the decision it answers (services/kernel/decision.py). Read in nonce order, the keys must be
+the decision it answers (services/platform/decision.py). Read in nonce order, the keys must be
 well formed, name this game, never repeat (a second draw for one decision is a re-roll) and
 never go back in the game (reordered). Logs written before keys existed carry none at all;
 they are checked by the older rule (each chance decision takes the next unused draw).
@@ -13,8 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from services.audit.dicecheck import DECK_SHUFFLED, Problem
-from services.kernel.decision import parse_key
-from services.kernel.envelope import Envelope
+from services.platform.decision import parse_key
+from services.platform.envelope import Envelope
 
 
 @dataclass

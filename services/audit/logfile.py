@@ -8,10 +8,10 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from services.audit.verify import Mismatch
-from services.kernel.canonical import canonical_json
-from services.kernel.envelope import Envelope
-from services.kernel.games import GAME_ENDED
-from services.kernel.store.base import EventStore
+from services.platform.canonical import canonical_json
+from services.platform.envelope import Envelope
+from services.platform.games import GAME_ENDED
+from services.platform.store.base import EventStore
 from services.projections.records import audit_record, game_streams
 
 STREAM_RE = re.compile(r'"stream"\s*:\s*"([^"]*)"')

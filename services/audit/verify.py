@@ -26,25 +26,25 @@ from services.audit.deckcheck import DeckReplay
 from services.audit.dicecheck import Problem, check_deck, check_dice, deck_nonces
 from services.audit.keys import check_keys, unused_problems
 from services.dice.ledger import ROLLED, SHUFFLE_DRAWN
-from services.kernel.canonical import (
+from services.platform.canonical import (
     GENESIS_HASH,
     canonical_json,
     chain_hash_encoded,
     scalar_json,
 )
-from services.kernel.decision import decision_key
-from services.kernel.envelope import Envelope, normalize_visibility, stream_game
-from services.kernel.games import (
+from services.platform.decision import decision_key
+from services.platform.envelope import Envelope, normalize_visibility, stream_game
+from services.platform.games import (
     GAME_CREATED,
     GAME_ENDED,
     SEAT_FORFEITED,
     forfeit_outcome,
     is_seat_event,
 )
-from services.kernel.upcast import REGISTRY, Upcasters, for_rules
+from services.platform.upcast import REGISTRY, Upcasters, for_rules
 from services.projections.core import to_rules_event
 from services.projections.records import HASHED_FIELDS, record_envelope
-from services.rules.common.api import CHANCE, DECK_KINDS, Command, Event, GameRules, Setup
+from services.rules.engine.api import CHANCE, DECK_KINDS, Command, Event, GameRules, Setup
 
 RulesOf = Callable[[str], GameRules | None]
 

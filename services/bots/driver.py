@@ -14,8 +14,8 @@ from fallen.projections.v1 import projections_pb2, projections_pb2_grpc
 from fallen.rules.v1 import rules_pb2, rules_pb2_grpc
 
 from services.bots.policies import Policy, Turn, parse_choices
-from services.kernel.auth import issue_token
-from services.kernel.grpcx.structs import struct_to_py, to_struct
+from services.platform.auth import issue_token
+from services.platform.grpcx.structs import struct_to_py, to_struct
 
 MAX_TURNS = 20_000
 

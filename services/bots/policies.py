@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib
+import importlib.util
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from services.kernel.grpcx.structs import struct_to_py
+from services.platform.grpcx.structs import struct_to_py
 
 
 @dataclass(frozen=True)
@@ -34,8 +36,8 @@ class Turn:
 
 Policy = Callable[[Turn], int]
 
-# Per-game heuristic policies live next to each engine as services/rules/<game>/bot.py
-# exposing POLICIES: dict[str, Policy]; they are loaded on demand.
+# Per-game policies live next to each engine, in services/rules/<game>/policies.py or else
+# services/rules/<game>/bot.py, exposing POLICIES: dict[str, Policy]; loaded on demand.
 
 
 def stable_index(turn: Turn, salt: str = "") -> int:
@@ -70,10 +72,15 @@ def policy_for(game: str, name: str) -> Policy:
     """Return a named policy: a built-in one or the game's own heuristic."""
     if name in BUILTIN:
         return BUILTIN[name]
-    try:
-        module = importlib.import_module(f"services.rules.{game}.bot")
-    except ModuleNotFoundError as exc:
-        raise ValueError(f"no policy {name!r} for {game}; built-in: {sorted(BUILTIN)}") from exc
+    module = None
+    for leaf in ("policies", "bot"):
+        spec = f"services.rules.{game}.{leaf}"
+        with contextlib.suppress(ModuleNotFoundError):
+            if importlib.util.find_spec(spec) is not None:
+                module = importlib.import_module(spec)
+                break
+    if module is None:
+        raise ValueError(f"no policy {name!r} for {game}; built-in: {sorted(BUILTIN)}")
     policies: dict[str, Policy] = getattr(module, "POLICIES", {})
     if name not in policies:
         raise ValueError(

@@ -42,16 +42,16 @@ from fallen.rules.v1 import rules_pb2, rules_pb2_grpc
 from redis.exceptions import ResponseError
 
 from services.bots.policies import Policy, Turn, parse_choices, policy_for, reads_view
-from services.kernel.auth import issue_token
-from services.kernel.envelope import Envelope
-from services.kernel.games import (
+from services.platform.auth import issue_token
+from services.platform.envelope import Envelope
+from services.platform.games import (
     GAME_CREATED,
     SEAT_RECLAIMED,
     SEAT_TAKEN_OVER,
     game_info,
 )
-from services.kernel.grpcx.structs import struct_to_py, to_struct
-from services.kernel.store.redis import RedisEventStore, feed_envelopes, feed_key, read_entries
+from services.platform.grpcx.structs import struct_to_py, to_struct
+from services.platform.store.redis import RedisEventStore, feed_envelopes, feed_key, read_entries
 from services.rules.pools import PoolSpec, admits
 
 log = logging.getLogger("fallen.bots")

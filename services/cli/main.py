@@ -12,12 +12,8 @@ from typing import Annotated, Any
 
 import typer
 
-from services.cli import bench_all, bench_bots, bench_memory, bench_rules  # noqa: F401  (register `bench ...`)
-from services.cli.bench import bench_app
+from benchmarks.cli import bench_app
 from services.cli.play import play, view
-from services.matchmaking import bench as _mmbench  # noqa: F401  (registers `bench matchmaking`)
-from services.projections import bench as _pbench  # noqa: F401  (bench projections, replay)
-from services.projections import bench_watch as _wbench  # noqa: F401  (bench watchers)
 from services.projections.cli import register as register_projections
 
 app = typer.Typer(help="Run and operate the Fallen backend.", no_args_is_help=True)
@@ -96,8 +92,8 @@ def serve(
     ] = 0,
 ) -> None:
     """Serve every service on one address, or one service alone."""
-    from services.kernel.auth import jwt_secret
-    from services.kernel.logs import setup_logging
+    from services.platform.auth import jwt_secret
+    from services.platform.logs import setup_logging
 
     setup_logging(log_level)
     try:
@@ -126,8 +122,8 @@ def _bot_jobs(
     read their seat's view from the projections read API, which a rules pool does not serve)."""
     from services.app import BOT_POOLS, bot_pool
     from services.bots.worker import BotWorker
-    from services.kernel.store.factory import open_store
-    from services.kernel.store.redis import RedisEventStore
+    from services.platform.store.factory import open_store
+    from services.platform.store.redis import RedisEventStore
 
     rules, workers, views = bots
     store = open_store(store_url)
@@ -175,9 +171,9 @@ async def _serve(
     deck: str | None = None,
 ) -> None:
     from services.app import serve as start
-    from services.kernel.gcpolicy import freeze_startup
-    from services.kernel.store.factory import open_store
     from services.native import install as native_status
+    from services.platform.gcpolicy import freeze_startup
+    from services.platform.store.factory import open_store
 
     store = open_store(store_url)
     background: list[Callable[[], Coroutine[Any, Any, None]]] = []
@@ -189,7 +185,7 @@ async def _serve(
     if service == "relay" and not stream.startswith("kafka://"):
         raise typer.BadParameter("the relay service needs --stream kafka://HOST:PORT")
     if stream.startswith("kafka://") and service in ("all", "relay"):
-        from services.kernel.stream.kafka_relay import KafkaRelay
+        from services.platform.stream.kafka_relay import KafkaRelay
 
         bootstrap = stream.removeprefix("kafka://")
         shards = [shard] if shard is not None else list(range(getattr(store, "shards", 1)))
@@ -211,7 +207,7 @@ async def _serve(
         matchmaking_state=mm_state,
         deck_addr=deck,
     )
-    freeze_startup()  # start-up's heap stays out of full collections (services/kernel/gcpolicy.py)
+    freeze_startup()  # start-up heap out of full collections (services/platform/gcpolicy.py)
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError):
@@ -238,7 +234,7 @@ def token(
     ttl: Annotated[int, typer.Option(help="Lifetime in seconds")] = 24 * 3600,
 ) -> None:
     """Print a bearer token for local use (dev secret unless FALLEN_JWT_SECRET is set)."""
-    from services.kernel.auth import issue_token
+    from services.platform.auth import issue_token
 
     if bool(player) == bool(service):
         raise typer.BadParameter("give exactly one of --player or --service")

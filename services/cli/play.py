@@ -17,7 +17,7 @@ from fallen.rules.v1 import rules_pb2, rules_pb2_grpc
 
 from services.bots.driver import play_game
 from services.bots.policies import policy_for
-from services.kernel.grpcx.structs import struct_to_py
+from services.platform.grpcx.structs import struct_to_py
 
 
 @contextlib.asynccontextmanager
@@ -28,7 +28,7 @@ async def rules_channel(target: str | None, store: str | None) -> AsyncIterator[
             yield channel
         return
     from services.app import serve
-    from services.kernel.store.factory import open_store
+    from services.platform.store.factory import open_store
 
     with tempfile.TemporaryDirectory(prefix="fallen-play-") as tmp:
         url = store or f"sqlite:///{os.path.join(tmp, 'play.db')}"
@@ -193,7 +193,7 @@ def view(
     os.environ.setdefault("FALLEN_DEV", "1")
 
     async def run() -> str:
-        from services.kernel.grpcx.client import ServiceCredentials
+        from services.platform.grpcx.client import ServiceCredentials
 
         async with grpc.aio.insecure_channel(target) as channel:
             stub = projections_pb2_grpc.ProjectionServiceStub(channel)

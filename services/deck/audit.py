@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from services.deck import zones
 from services.dice import fair
 from services.dice import ledger as dice_ledger
-from services.kernel.envelope import Envelope
+from services.platform.envelope import Envelope
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,8 @@
 """Dealing over gRPC, for a rules pool that runs apart from the deck service.
 
-The rules runner's DeckPort (services/rules/kernel/deck.py) over a GrpcDeck calls the deck
+The rules runner's DeckPort (services/rules/engine/deck.py) over a GrpcDeck calls the deck
 service's Deal and Seal RPCs with a service token. A call that meets UNAVAILABLE or
-DEADLINE_EXCEEDED is retried (tenacity, services.kernel.grpcx.client.call) when repeating
+DEADLINE_EXCEEDED is retried (tenacity, services.platform.grpcx.client.call) when repeating
 it is safe: a Deal that carries its decision key (the deck service answers a repeated key
 with its first answer, so a retried draw draws nothing twice) and every Seal (a placed
 deck is kept). A request the deck service refuses comes back as its domain error, so the
@@ -18,7 +18,7 @@ from fallen.deck.v1 import deck_pb2, deck_pb2_grpc
 
 from services.deck.dealing import MOVE, PUT, DealRequest, Dealt
 from services.deck.zones import BOTTOM, TOP
-from services.kernel.grpcx.client import Reconnecting, Retry, ServiceCredentials, Stubs, call
+from services.platform.grpcx.client import Reconnecting, Retry, ServiceCredentials, Stubs, call
 
 KIND_PB = {
     "deck_form": deck_pb2.DEAL_KIND_FORM,

@@ -23,8 +23,8 @@ from typing import Protocol
 from services.deck import zones
 from services.deck.engine import DeckEngine
 from services.deck.zones import Zones
-from services.kernel.decision import check_key, parse_key
-from services.kernel.errors import AlreadyExists, InvalidArgument, RuleViolation
+from services.platform.decision import check_key, parse_key
+from services.platform.errors import AlreadyExists, InvalidArgument, RuleViolation
 
 FORM, DRAW, PUT = "deck_form", "deck_draw", "deck_put"
 SEARCH, SHUFFLE, MOVE = "deck_search", "deck_shuffle", "deck_move"

@@ -11,12 +11,12 @@ from typing import TypeVar
 from services.deck import zones
 from services.deck.zones import Shuffle, Zones
 from services.dice.port import DicePort
-from services.kernel.canonical import canonical_json
-from services.kernel.decision import check_key
-from services.kernel.envelope import Envelope, NewEvent
-from services.kernel.errors import NotFound, VersionConflict
-from services.kernel.games import check_game_id, game_info
-from services.kernel.store.base import AppendResult, CommandKey, EventStore, validate_command
+from services.platform.canonical import canonical_json
+from services.platform.decision import check_key
+from services.platform.envelope import Envelope, NewEvent
+from services.platform.errors import NotFound, VersionConflict
+from services.platform.games import check_game_id, game_info
+from services.platform.store.base import AppendResult, CommandKey, EventStore, validate_command
 
 RETRIES = 10
 MAX_CACHED_LOGS = 2000

@@ -10,11 +10,11 @@ from fallen.deck.v1 import deck_pb2, deck_pb2_grpc
 from services.deck import dealing, zones
 from services.deck.dealing import DealRequest, LocalDealing
 from services.deck.engine import DeckEngine
-from services.kernel.auth import Principal
-from services.kernel.errors import InvalidArgument
-from services.kernel.games import authorize_seat, check_game_id
-from services.kernel.grpcx.rpc import rpc
-from services.kernel.grpcx.server import Mount
+from services.platform.auth import Principal
+from services.platform.errors import InvalidArgument
+from services.platform.games import authorize_seat, check_game_id
+from services.platform.grpcx.rpc import rpc
+from services.platform.grpcx.server import Mount
 
 KIND_OF = {
     deck_pb2.ZONE_KIND_DECK: zones.DECK,

@@ -7,8 +7,8 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from services.kernel.envelope import NOBODY, PUBLIC, Envelope, NewEvent, Visibility, seats
-from services.kernel.errors import AlreadyExists, InvalidArgument, NotFound, RuleViolation
+from services.platform.envelope import NOBODY, PUBLIC, Envelope, NewEvent, Visibility, seats
+from services.platform.errors import AlreadyExists, InvalidArgument, NotFound, RuleViolation
 
 DECK, PILE, HAND = "deck", "pile", "hand"
 KINDS = (DECK, PILE, HAND)

@@ -1,6 +1,6 @@
 """DicePort over gRPC, for services that run apart from the dice service.
 
-A call that meets UNAVAILABLE or DEADLINE_EXCEEDED is retried (services.kernel.grpcx.client
+A call that meets UNAVAILABLE or DEADLINE_EXCEEDED is retried (services.platform.grpcx.client
 .call) when repeating it is safe: committing and revealing a seed (the same answer when
 repeated), and a roll or shuffle that carries its decision key (drawn once per key).
 """
@@ -12,7 +12,7 @@ from fallen.dice.v1 import dice_pb2, dice_pb2_grpc
 
 from services.dice.kinds import catalog
 from services.dice.port import Permutation, Roll, RolledDie
-from services.kernel.grpcx.client import Reconnecting, Retry, ServiceCredentials, Stubs, call
+from services.platform.grpcx.client import Reconnecting, Retry, ServiceCredentials, Stubs, call
 
 
 class GrpcDice:

@@ -20,11 +20,11 @@ from services.dice.ledger import (
     fold,
 )
 from services.dice.port import Permutation, Roll, RolledDie
-from services.kernel.decision import check_key
-from services.kernel.envelope import NOBODY, PUBLIC, Envelope, NewEvent, Visibility
-from services.kernel.errors import InvalidArgument, NotFound, RuleViolation, VersionConflict
-from services.kernel.games import check_game_id, game_ended
-from services.kernel.store.base import EventStore
+from services.platform.decision import check_key
+from services.platform.envelope import NOBODY, PUBLIC, Envelope, NewEvent, Visibility
+from services.platform.errors import InvalidArgument, NotFound, RuleViolation, VersionConflict
+from services.platform.games import check_game_id, game_ended
+from services.platform.store.base import EventStore
 
 MAX_DICE = 100
 MAX_SHUFFLE = 10_000

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import yaml
 
-from services.kernel.errors import InvalidArgument, quote
+from services.platform.errors import InvalidArgument, quote
 
 KINDS_FILE = Path(__file__).with_name("kinds.yaml")
 

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from services.kernel.envelope import Envelope
+from services.platform.envelope import Envelope
 
 SEED_COMMITTED = "DiceSeedCommitted"
 CLIENT_SEED_SET = "DiceClientSeedSet"

@@ -7,12 +7,12 @@ from fallen.dice.v1 import dice_pb2, dice_pb2_grpc
 
 from services.dice.engine import DiceEngine
 from services.dice.kinds import catalog
-from services.kernel.auth import Principal
-from services.kernel.errors import InvalidArgument, quote
-from services.kernel.games import authorize_seat, check_game_id, game_info
-from services.kernel.grpcx.rpc import rpc
-from services.kernel.grpcx.server import Mount
-from services.kernel.store.base import EventStore
+from services.platform.auth import Principal
+from services.platform.errors import InvalidArgument, quote
+from services.platform.games import authorize_seat, check_game_id, game_info
+from services.platform.grpcx.rpc import rpc
+from services.platform.grpcx.server import Mount
+from services.platform.store.base import EventStore
 
 SERVICE_NAME = dice_pb2.DESCRIPTOR.services_by_name["DiceService"].full_name
 

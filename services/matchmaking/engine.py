@@ -11,7 +11,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from services.kernel.errors import DomainError, InvalidArgument, PermissionDenied
 from services.matchmaking.matcher import assign_seats, find_groups
 from services.matchmaking.model import (
     BOT_PREFIX,
@@ -22,6 +21,7 @@ from services.matchmaking.model import (
 from services.matchmaking.modes import Mode, find_mode
 from services.matchmaking.ratings import default_row
 from services.matchmaking.state import Completion, MatchState
+from services.platform.errors import DomainError, InvalidArgument, PermissionDenied
 
 log = logging.getLogger("fallen.matchmaking")
 PLAYER_RE = re.compile(r"^[A-Za-z0-9_.@-]{1,64}$")

@@ -15,12 +15,12 @@ import logging
 import time
 from typing import Any
 
-from services.kernel.envelope import Envelope
-from services.kernel.games import GAME_ENDED
-from services.kernel.store.base import EventStore
-from services.kernel.store.feed import FeedHead, envelope_at, read_heads
 from services.matchmaking.ratings import default_row, placements, rate
 from services.matchmaking.state import MatchState
+from services.platform.envelope import Envelope
+from services.platform.games import GAME_ENDED
+from services.platform.store.base import EventStore
+from services.platform.store.feed import FeedHead, envelope_at, read_heads
 
 log = logging.getLogger("fallen.matchmaking.ratings")
 BATCH = 500

@@ -9,7 +9,7 @@ from typing import Any
 
 import yaml
 
-from services.kernel.errors import InvalidArgument
+from services.platform.errors import InvalidArgument
 
 TICKET_TTL_S = 600.0
 OPTION_VALUE = (str, int, float, bool)  # CreateGame options are a Struct: plain values only

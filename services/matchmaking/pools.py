@@ -13,9 +13,9 @@ from typing import Any
 import grpc
 from fallen.rules.v1 import rules_pb2, rules_pb2_grpc
 
-from services.kernel.errors import RuleViolation
-from services.kernel.grpcx.client import ServiceCredentials, raise_domain_error
-from services.kernel.grpcx.structs import to_struct
+from services.platform.errors import RuleViolation
+from services.platform.grpcx.client import ServiceCredentials, raise_domain_error
+from services.platform.grpcx.structs import to_struct
 
 SERVICE = "matchmaking"
 

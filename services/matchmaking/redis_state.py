@@ -13,7 +13,6 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
-from services.kernel.errors import NotFound, RuleViolation
 from services.matchmaking.model import (
     CANCELLED,
     EXPIRED,
@@ -26,6 +25,7 @@ from services.matchmaking.model import (
     ticket_from,
 )
 from services.matchmaking.state import Completion, LiveTicket
+from services.platform.errors import NotFound, RuleViolation
 
 SCRIPT = (importlib.resources.files("services.matchmaking") / "redis_state.lua").read_text()
 

@@ -9,15 +9,15 @@ import grpc
 from fallen.matchmaking.v1 import matchmaking_pb2 as pb
 from fallen.matchmaking.v1 import matchmaking_pb2_grpc as pb_grpc
 
-from services.kernel.auth import Principal, principal_from_metadata
-from services.kernel.errors import DomainError, InvalidArgument, PermissionDenied
-from services.kernel.grpcx.rpc import rpc, status_for
-from services.kernel.grpcx.server import Mount
 from services.matchmaking.engine import PLAYER_RE, Matchmaker, Request
 from services.matchmaking.model import CANCELLED, CLAIMED, EXPIRED, MATCHED, QUEUED, RatingRow
 from services.matchmaking.model import Ticket as DomainTicket
 from services.matchmaking.modes import find_mode
 from services.matchmaking.ratings import default_row
+from services.platform.auth import Principal, principal_from_metadata
+from services.platform.errors import DomainError, InvalidArgument, PermissionDenied
+from services.platform.grpcx.rpc import rpc, status_for
+from services.platform.grpcx.server import Mount
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["MatchmakingService"].full_name
 WATCH_POLL_S = 0.1

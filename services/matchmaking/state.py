@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
-from services.kernel.errors import AlreadyExists, NotFound, RuleViolation
 from services.matchmaking.model import (
     CANCELLED,
     CLAIMED,
@@ -17,6 +16,7 @@ from services.matchmaking.model import (
     SeatMatch,
     Ticket,
 )
+from services.platform.errors import AlreadyExists, NotFound, RuleViolation
 
 # a claim to complete: claim id, ticket id -> player -> seat, and the game record
 Completion = tuple[str, Mapping[str, Mapping[str, SeatMatch]], GameRecord]

@@ -14,13 +14,13 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, Protocol
 
-from services.kernel.errors import DomainError
-from services.kernel.games import SEAT_WARNED, game_stream
-from services.kernel.store.base import EventStore
 from services.matchmaking.model import BOT_PREFIX, GameRecord
 from services.matchmaking.modes import Mode
 from services.matchmaking.pools import GameSummary
 from services.matchmaking.state import MatchState
+from services.platform.errors import DomainError
+from services.platform.games import SEAT_WARNED, game_stream
+from services.platform.store.base import EventStore
 
 log = logging.getLogger("fallen.matchmaking.timers")
 IDLE, WARN, FORFEIT, TAKE_OVER = "idle", "warned", "forfeited", "taken_over"

@@ -10,8 +10,6 @@ import time
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from services.kernel.grpcx.server import Mount
-from services.kernel.store.base import EventStore
 from services.matchmaking.engine import Matchmaker
 from services.matchmaking.follow import FeedFollower
 from services.matchmaking.modes import load_modes
@@ -19,6 +17,8 @@ from services.matchmaking.pools import Pools, parse_pools
 from services.matchmaking.service import mount
 from services.matchmaking.state import MatchState, MemoryState
 from services.matchmaking.timers import check_all
+from services.platform.grpcx.server import Mount
+from services.platform.store.base import EventStore
 
 log = logging.getLogger("fallen.matchmaking")
 TICK_S = 0.2

@@ -46,7 +46,7 @@ def _metadata(token: str | None) -> tuple[tuple[str, str], ...]:
     """Return call metadata with the given token or a local service token."""
     if token:
         return (("authorization", f"Bearer {token}"),)
-    from services.kernel.grpcx.client import ServiceCredentials
+    from services.platform.grpcx.client import ServiceCredentials
 
     if not os.environ.get("FALLEN_JWT_SECRET"):
         os.environ.setdefault("FALLEN_DEV", "1")
@@ -72,7 +72,7 @@ async def _remote_records(game_id: str, target: str, token: str | None) -> list[
             )
         except grpc.aio.AioRpcError as err:
             raise Refused(f"{err.code().name}: {err.details()}") from err
-    from services.kernel.grpcx.structs import struct_to_py
+    from services.platform.grpcx.structs import struct_to_py
 
     return [struct_to_py(r.record) for r in resp.records]
 
@@ -80,7 +80,7 @@ async def _remote_records(game_id: str, target: str, token: str | None) -> list[
 async def _store_records(game_id: str, url: str) -> list[dict[str, Any]]:
     """Return a game's audit records read straight from an event store."""
     from services.audit.logfile import store_records
-    from services.kernel.store.factory import open_store
+    from services.platform.store.factory import open_store
 
     store = open_store(url)
     try:
@@ -182,10 +182,11 @@ def run(
 
 
 async def _run(store_url: str, views_url: str | None, runner: str, shard: int) -> None:
-    from services.kernel.store.factory import open_store
+    from services.platform.store.factory import open_store
+    from services.projections.open_views import open_view_store
     from services.projections.projector import Projector, extra_games_from_env
     from services.projections.runners import InProcessRunner, RedisGroupRunner
-    from services.projections.viewstore import open_view_store, views_url_for
+    from services.projections.viewstore import views_url_for
 
     store = open_store(store_url)
     view_store = open_view_store(views_url or views_url_for(store_url))
@@ -245,7 +246,7 @@ def status(
     """Print every runner's last reported status (lag, position) as JSON lines."""
 
     async def read() -> list[str]:
-        from services.projections.viewstore import open_view_store
+        from services.projections.open_views import open_view_store
 
         vs = open_view_store(views)
         try:
@@ -265,10 +266,10 @@ def rebuild(
     """Rebuild every view from scratch into an empty view store; print how many events."""
 
     async def go() -> int:
-        from services.kernel.store.factory import open_store
+        from services.platform.store.factory import open_store
+        from services.projections.open_views import open_view_store
         from services.projections.projector import Projector, extra_games_from_env
         from services.projections.runners import InProcessRunner
-        from services.projections.viewstore import open_view_store
 
         es, vs = open_store(store), open_view_store(views)
         try:

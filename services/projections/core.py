@@ -16,11 +16,11 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from services.kernel.canonical import GENESIS_HASH
-from services.kernel.envelope import Envelope, stream_family
-from services.kernel.games import GAME_CREATED, GAME_ENDED, is_seat_event
-from services.kernel.upcast import REGISTRY, Upcasters, for_rules
-from services.rules.common.api import Event, GameRules
+from services.platform.canonical import GENESIS_HASH
+from services.platform.envelope import Envelope, stream_family
+from services.platform.games import GAME_CREATED, GAME_ENDED, is_seat_event
+from services.platform.upcast import REGISTRY, Upcasters, for_rules
+from services.rules.engine.api import Event, GameRules
 
 SPECTATOR = ""
 RulesOf = Callable[[str], GameRules | None]

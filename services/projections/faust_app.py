@@ -29,16 +29,17 @@ from typing import Any
 
 import faust
 
-from services.kernel import heartbeat
-from services.kernel.envelope import Envelope, stream_game
-from services.kernel.gcpolicy import freeze_startup
-from services.kernel.store.base import EventStore
-from services.kernel.store.factory import open_store
-from services.kernel.stream.base import TOPIC_PREFIX, record_key, topic_for
+from services.platform import heartbeat
+from services.platform.envelope import Envelope, stream_game
+from services.platform.gcpolicy import freeze_startup
+from services.platform.store.base import EventStore
+from services.platform.store.factory import open_store
+from services.platform.stream.base import TOPIC_PREFIX, record_key, topic_for
+from services.projections.open_views import open_view_store
 from services.projections.projector import Projector, extra_games_from_env
 from services.projections.records import GAME_FAMILIES
 from services.projections.stages import Received
-from services.projections.viewstore import ViewStore, open_view_store
+from services.projections.viewstore import ViewStore
 
 log = logging.getLogger("fallen.projections.faust")
 

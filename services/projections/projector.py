@@ -31,9 +31,9 @@ from typing import Any
 
 from prometheus_client import Counter, Gauge, Histogram
 
-from services.kernel.canonical import canonical_json
-from services.kernel.envelope import Envelope, stream_game
-from services.kernel.store.base import EventStore
+from services.platform.canonical import canonical_json
+from services.platform.envelope import Envelope, stream_game
+from services.platform.store.base import EventStore
 from services.projections import core
 from services.projections.busy import BusyShare
 from services.projections.core import GameProjection, Gap, NeedsState
@@ -41,8 +41,7 @@ from services.projections.records import audit_record
 from services.projections.stages import Received, Stages, quantiles
 from services.projections.viewstore import Batch, ViewStore
 from services.projections.viewtext import ViewText
-from services.rules.common.api import GameRules, Setup
-from services.rules.kernel.api import seal_options
+from services.rules.engine.api import GameRules, Setup, seal_options
 from services.rules.registry import ENGINES, load
 
 log = logging.getLogger("fallen.projections")

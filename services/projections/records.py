@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from services.kernel.canonical import canonical_json
-from services.kernel.envelope import NOBODY, Envelope, visible_to
+from services.platform.canonical import canonical_json
+from services.platform.envelope import NOBODY, Envelope, visible_to
 
 # docs/audit.md: the hashed fields plus the hash; position and schema_version ride along.
 HASHED_FIELDS = ("stream", "version", "type", "visibility", "data", "prev_hash")

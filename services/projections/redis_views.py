@@ -22,7 +22,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
-from services.kernel.canonical import canonical_json
+from services.platform.canonical import canonical_json
 from services.projections.viewstore import Batch, ChangeHub, ViewRecord
 
 # Write views unless the stored one is newer: a slow runner never rolls a view back.

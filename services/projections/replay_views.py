@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from services.kernel.envelope import Envelope
+from services.platform.envelope import Envelope
 from services.projections.core import GameProjection, RulesOf, apply
 from services.projections.records import may_see
 

@@ -17,8 +17,8 @@ import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 
-from services.kernel.store.base import EventStore
-from services.kernel.store.redis import RedisEventStore, feed_envelopes, feed_key, read_entries
+from services.platform.store.base import EventStore
+from services.platform.store.redis import RedisEventStore, feed_envelopes, feed_key, read_entries
 from services.projections.projector import Projector
 
 log = logging.getLogger("fallen.projections")

@@ -16,18 +16,18 @@ from fallen.projections.v1 import projections_pb2_grpc as pb_grpc
 from services.audit import disputes
 from services.audit.logfile import store_records
 from services.audit.verify import Report, verify_game
-from services.kernel.auth import Principal, principal_from_metadata
-from services.kernel.errors import DomainError, InvalidArgument, NotFound, PermissionDenied, quote
-from services.kernel.games import check_game_id, game_ended, game_info
-from services.kernel.grpcx.rpc import rpc, status_for
-from services.kernel.grpcx.server import Mount
-from services.kernel.grpcx.structs import to_struct, to_value
-from services.kernel.store.base import EventStore
+from services.platform.auth import Principal, principal_from_metadata
+from services.platform.errors import DomainError, InvalidArgument, NotFound, PermissionDenied, quote
+from services.platform.games import check_game_id, game_ended, game_info
+from services.platform.grpcx.rpc import rpc, status_for
+from services.platform.grpcx.server import Mount
+from services.platform.grpcx.structs import to_struct, to_value
+from services.platform.store.base import EventStore
 from services.projections.records import GAME_FAMILIES, game_streams, may_see
 from services.projections.replay_views import Step, merge_patch, replay_steps
 from services.projections.viewstore import ViewRecord, ViewStore
 from services.projections.watch import WatchHub
-from services.rules.common.api import CHANCE, GameRules
+from services.rules.engine.api import CHANCE, GameRules
 from services.rules.registry import load
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["ProjectionService"].full_name

@@ -9,9 +9,9 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from services.kernel.canonical import canonical_json
-from services.kernel.store.sqlite_readers import Readers
-from services.kernel.store.sqlite_wal import Checkpoints
+from services.platform.canonical import canonical_json
+from services.platform.store.sqlite_readers import Readers
+from services.platform.store.sqlite_wal import Checkpoints
 from services.projections.viewstore import Batch, ChangeHub, ViewRecord, record_not_older
 
 SCHEMA = """

@@ -6,9 +6,7 @@ import asyncio
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
-from urllib.parse import parse_qs, urlsplit
-
-from services.kernel.errors import InvalidArgument
+from urllib.parse import urlsplit
 
 
 @dataclass(frozen=True)
@@ -134,28 +132,6 @@ class ChangeHub:
                     event.set()
                 elif not loop.is_closed():
                     loop.call_soon_threadsafe(event.set)
-
-
-def open_view_store(url: str) -> ViewStore:
-    """Return the view store a URL names (sqlite:///PATH, sqlite:///:memory:, redis://...).
-
-    Redis URLs take an optional ``prefix`` query parameter (default ``fallen``).
-    """
-    parts = urlsplit(url)
-    if parts.scheme == "sqlite":
-        from services.projections.sqlite_views import SqliteViewStore
-
-        if parts.netloc or not parts.path.startswith("/") or parts.path == "/":
-            raise InvalidArgument("views", f"{url!r}: use sqlite:///<path> or sqlite:///:memory:")
-        return SqliteViewStore(parts.path[1:])
-    if parts.scheme in ("redis", "rediss", "unix"):
-        from services.projections.redis_views import RedisViewStore
-
-        query = parse_qs(parts.query)
-        prefix = query.pop("prefix", ["fallen"])[0]
-        base = url.split("?", 1)[0]
-        return RedisViewStore(base, prefix=prefix)
-    raise InvalidArgument("views", f"{url!r}: unknown scheme, use sqlite:/// or redis://")
 
 
 def views_url_for(store_url: str) -> str:

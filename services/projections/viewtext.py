@@ -18,7 +18,7 @@ import marshal
 from collections import OrderedDict
 from typing import Any
 
-from services.kernel.canonical import canonical_json
+from services.platform.canonical import canonical_json
 
 MIN_BYTES = 1024  # smaller values are encoded directly (cheaper than a lookup)
 MAX_ENTRIES = 512

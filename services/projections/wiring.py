@@ -14,15 +14,16 @@ import os
 from collections.abc import Callable, Coroutine, Mapping
 from typing import Any
 
-from services.kernel.grpcx.server import Mount
-from services.kernel.store.base import EventStore
-from services.kernel.store.redis import RedisEventStore
-from services.kernel.store.sqlite import SqliteEventStore
+from services.platform.grpcx.server import Mount
+from services.platform.store.base import EventStore
+from services.platform.store.redis import RedisEventStore
+from services.platform.store.sqlite import SqliteEventStore
+from services.projections.open_views import open_view_store
 from services.projections.projector import Projector, extra_games_from_env
 from services.projections.runners import InProcessRunner, RedisGroupRunner
 from services.projections.service import mount
-from services.projections.viewstore import ViewStore, open_view_store, views_url_for
-from services.rules.common.api import GameRules
+from services.projections.viewstore import ViewStore, views_url_for
+from services.rules.engine.api import GameRules
 
 EMBEDDED = "embedded"
 EXTERNAL = "external"

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from services.bots.policies import Choice, Policy, Turn
-from services.rules.kernel.api import (
+from services.rules.engine.api import (
     CHANCE,
     ChanceRequest,
     Command,
@@ -22,7 +22,7 @@ from services.rules.kernel.api import (
     Setup,
     seal_options,
 )
-from services.rules.kernel.dealer import Dealer
+from services.rules.engine.dealer import Dealer
 
 MAX_STEPS: Final = 50_000
 

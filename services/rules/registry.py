@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import importlib
 
-from services.kernel.errors import InvalidArgument, quote
-from services.rules.common.api import GameRules
+from services.platform.errors import InvalidArgument, quote
+from services.rules.engine.api import GameRules
 
 ENGINES: dict[str, str] = {
     "fallen": "services.rules.fallen",

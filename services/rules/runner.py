@@ -11,11 +11,11 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from services.deck.engine import DeckEngine
 from services.dice.port import DicePort
-from services.kernel.boundedjson import loads_bounded
-from services.kernel.canonical import canonical_json
-from services.kernel.decision import decision_key, parse_key
-from services.kernel.envelope import Envelope, NewEvent, normalize_visibility
-from services.kernel.errors import (
+from services.platform.boundedjson import loads_bounded
+from services.platform.canonical import canonical_json
+from services.platform.decision import decision_key, parse_key
+from services.platform.envelope import Envelope, NewEvent, normalize_visibility
+from services.platform.errors import (
     DomainError,
     InvalidArgument,
     NotFound,
@@ -23,7 +23,7 @@ from services.kernel.errors import (
     VersionConflict,
     quote,
 )
-from services.kernel.games import (
+from services.platform.games import (
     GAME_CREATED,
     GAME_ENDED,
     KERNEL_EVENTS,
@@ -33,9 +33,9 @@ from services.kernel.games import (
     game_stream,
     seat_status,
 )
-from services.kernel.store.base import ANY_VERSION, CommandKey, EventStore, one_fsync
-from services.kernel.upcast import for_rules
-from services.rules.kernel.api import (
+from services.platform.store.base import ANY_VERSION, CommandKey, EventStore, one_fsync
+from services.platform.upcast import for_rules
+from services.rules.engine.api import (
     CHANCE,
     DECK_KINDS,
     ChanceRequest,
@@ -46,7 +46,7 @@ from services.rules.kernel.api import (
     Setup,
     seal_options,
 )
-from services.rules.kernel.deck import DeckPort, DeckServicePort
+from services.rules.engine.deck import DeckPort, DeckServicePort
 from services.rules.pools import PoolSpec, admits, describe, pool_for
 from services.rules.registry import load
 from services.rules.solo_records import note_game_end
@@ -59,7 +59,7 @@ def _one_fsync(
     method: Callable[Concatenate[GameRunner, P], Awaitable[R]],
 ) -> Callable[Concatenate[GameRunner, P], Awaitable[R]]:
     """Run a runner method's appends (a command's events, the draws, chance's answers) as
-    one group commit: one fsync before it returns (services/kernel/store/sqlite_sync.py)."""
+    one group commit: one fsync before it returns (services/platform/store/sqlite_sync.py)."""
 
     @functools.wraps(method)
     async def wrapper(self: GameRunner, *args: P.args, **kwargs: P.kwargs) -> R:
@@ -252,7 +252,7 @@ class GameRunner:
                 game_stream(game_id), 0, [created, *(to_new_event(e) for e in events)]
             )
         except VersionConflict as exc:
-            from services.kernel.errors import AlreadyExists
+            from services.platform.errors import AlreadyExists
 
             raise AlreadyExists(f"game {game_id!r} exists already") from exc
         loaded = await self.run_chance(game_id)

@@ -7,13 +7,13 @@ import uuid
 import grpc
 from fallen.rules.v1 import rules_pb2, rules_pb2_grpc
 
-from services.kernel.auth import Principal
-from services.kernel.errors import InvalidArgument, PermissionDenied, RuleViolation, quote
-from services.kernel.games import SEAT_EVENTS
-from services.kernel.grpcx.rpc import rpc
-from services.kernel.grpcx.server import Mount
-from services.kernel.grpcx.structs import client_struct, to_struct
-from services.rules.common.api import CHANCE, Command
+from services.platform.auth import Principal
+from services.platform.errors import InvalidArgument, PermissionDenied, RuleViolation, quote
+from services.platform.games import SEAT_EVENTS
+from services.platform.grpcx.rpc import rpc
+from services.platform.grpcx.server import Mount
+from services.platform.grpcx.structs import client_struct, to_struct
+from services.rules.engine.api import CHANCE, Command
 from services.rules.registry import ENGINES
 from services.rules.runner import GameRunner, Loaded, new_game_id
 from services.rules.solo_records import check_request, read_record

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from services.kernel.errors import InvalidArgument
+from services.platform.errors import InvalidArgument
 
 VICTORIES = ("prestige", "town_health")
 SOLO_VARIANTS = {"land": {"solo1": (0,), "solo2": (1, 2, 3, 4)}}

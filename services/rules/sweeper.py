@@ -17,12 +17,12 @@ import logging
 import time
 from dataclasses import dataclass, field
 
-from services.kernel.envelope import stream_game
-from services.kernel.errors import DomainError
-from services.kernel.games import GAME_CREATED, GAME_ENDED
-from services.kernel.store.base import EventStore
-from services.kernel.store.feed import FeedHead, read_heads
-from services.rules.common.api import CHANCE
+from services.platform.envelope import stream_game
+from services.platform.errors import DomainError
+from services.platform.games import GAME_CREATED, GAME_ENDED
+from services.platform.store.base import EventStore
+from services.platform.store.feed import FeedHead, read_heads
+from services.rules.engine.api import CHANCE
 from services.rules.runner import GameRunner
 
 log = logging.getLogger("fallen.rules.sweeper")

@@ -19,8 +19,8 @@ from fallen.projections.v1 import projections_pb2 as pb
 from fallen.projections.v1 import projections_pb2_grpc as pb_grpc
 
 from services.dice.kinds import catalog
-from services.kernel.auth import issue_token
-from services.kernel.grpcx.structs import struct_to_py, value_to_py
+from services.platform.auth import issue_token
+from services.platform.grpcx.structs import struct_to_py, value_to_py
 
 STATIC = Path(__file__).parent / "static"
 SPECTATOR = "web-spectator"

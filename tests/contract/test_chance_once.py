@@ -19,13 +19,13 @@ from services.audit.logfile import store_records
 from services.audit.verify import verify_game
 from services.deck.engine import DeckEngine
 from services.dice.engine import DiceEngine, dice_stream
-from services.kernel.decision import decision_key
-from services.kernel.errors import InvalidArgument, RuleViolation
-from services.kernel.games import game_stream
-from services.kernel.store.base import EventStore
-from services.kernel.store.redis import RedisEventStore
-from services.kernel.store.sqlite import SqliteEventStore
-from services.rules.common.api import CHANCE, Command
+from services.platform.decision import decision_key
+from services.platform.errors import InvalidArgument, RuleViolation
+from services.platform.games import game_stream
+from services.platform.store.base import EventStore
+from services.platform.store.redis import RedisEventStore
+from services.platform.store.sqlite import SqliteEventStore
+from services.rules.engine.api import CHANCE, Command
 from services.rules.runner import GameRunner, command_key, to_new_event
 from services.rules.sweeper import ChanceSweeper
 from tests.support.projections_play import advance, engines, players, runner_for

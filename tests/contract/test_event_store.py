@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from services.kernel.canonical import GENESIS_HASH
-from services.kernel.envelope import NOBODY, PUBLIC, Envelope, NewEvent, seats
-from services.kernel.errors import AlreadyExists, InvalidArgument, VersionConflict
-from services.kernel.store.base import ANY_VERSION, CommandKey, EventStore
-from services.kernel.store.factory import open_store
-from services.kernel.store.redis import RedisEventStore, shard_of
-from services.kernel.store.sqlite import SqliteEventStore
+from services.platform.canonical import GENESIS_HASH
+from services.platform.envelope import NOBODY, PUBLIC, Envelope, NewEvent, seats
+from services.platform.errors import AlreadyExists, InvalidArgument, VersionConflict
+from services.platform.store.base import ANY_VERSION, CommandKey, EventStore
+from services.platform.store.factory import open_store
+from services.platform.store.redis import RedisEventStore, shard_of
+from services.platform.store.sqlite import SqliteEventStore
 
 
 def ev(i: int = 0, **kw: object) -> NewEvent:
@@ -202,7 +202,7 @@ async def test_given_many_streams_when_reading_all_then_positions_strictly_incre
 async def test_given_a_feed_when_its_heads_are_read_then_they_name_each_event_in_order(
     event_store: EventStore,
 ) -> None:
-    from services.kernel.store.feed import FeedHead, envelope_at, read_heads
+    from services.platform.store.feed import FeedHead, envelope_at, read_heads
 
     # given appends interleaved over two games' streams
     for i in range(4):

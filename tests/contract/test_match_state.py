@@ -7,7 +7,6 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from services.kernel.errors import NotFound, RuleViolation
 from services.matchmaking.model import (
     CANCELLED,
     CLAIMED,
@@ -21,6 +20,7 @@ from services.matchmaking.model import (
 )
 from services.matchmaking.redis_state import RedisState
 from services.matchmaking.state import LiveTicket, MatchState, MemoryState
+from services.platform.errors import NotFound, RuleViolation
 
 KEY = "fallen/ranked"
 

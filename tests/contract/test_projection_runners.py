@@ -18,14 +18,15 @@ from typing import Any
 
 import pytest
 
-from services.kernel.canonical import canonical_json
-from services.kernel.envelope import stream_game
-from services.kernel.store.base import EventStore
-from services.kernel.store.redis import RedisEventStore, feed_key
-from services.kernel.store.sqlite import SqliteEventStore
+from services.platform.canonical import canonical_json
+from services.platform.envelope import stream_game
+from services.platform.store.base import EventStore
+from services.platform.store.redis import RedisEventStore, feed_key
+from services.platform.store.sqlite import SqliteEventStore
+from services.projections.open_views import open_view_store
 from services.projections.projector import Projector
 from services.projections.runners import InProcessRunner, RedisGroupRunner
-from services.projections.viewstore import ViewStore, open_view_store
+from services.projections.viewstore import ViewStore
 from tests.support.projections_check import assert_equal_to_rebuild, drive, more
 from tests.support.projections_play import engines, runner_for
 

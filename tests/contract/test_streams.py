@@ -13,16 +13,16 @@ from pathlib import Path
 
 import pytest
 
-from services.kernel.canonical import GENESIS_HASH
-from services.kernel.envelope import Envelope, NewEvent
-from services.kernel.store.base import ANY_VERSION, EventStore
-from services.kernel.store.redis import RedisEventStore
-from services.kernel.store.sqlite import SqliteEventStore
-from services.kernel.stream.base import Subscription
-from services.kernel.stream.kafka_feed import KafkaFeed
-from services.kernel.stream.kafka_relay import KafkaRelay
-from services.kernel.stream.memory import InProcessFeed
-from services.kernel.stream.redis_feed import RedisFeed
+from services.platform.canonical import GENESIS_HASH
+from services.platform.envelope import Envelope, NewEvent
+from services.platform.store.base import ANY_VERSION, EventStore
+from services.platform.store.redis import RedisEventStore
+from services.platform.store.sqlite import SqliteEventStore
+from services.platform.stream.base import Subscription
+from services.platform.stream.kafka_feed import KafkaFeed
+from services.platform.stream.kafka_relay import KafkaRelay
+from services.platform.stream.memory import InProcessFeed
+from services.platform.stream.redis_feed import RedisFeed
 
 FAMILIES = ("game", "dice", "deck")
 TIMEOUT = 30.0
@@ -274,9 +274,9 @@ async def test_given_a_relay_restart_when_consuming_then_dedupe_yields_exactly_t
 WRITER = textwrap.dedent(
     """
     import asyncio, sys
-    from services.kernel.envelope import NewEvent
-    from services.kernel.errors import VersionConflict
-    from services.kernel.store.sqlite import SqliteEventStore
+    from services.platform.envelope import NewEvent
+    from services.platform.errors import VersionConflict
+    from services.platform.store.sqlite import SqliteEventStore
 
     async def main(path: str, tag: str, n: int) -> None:
         store = SqliteEventStore(path)
@@ -329,7 +329,7 @@ async def test_given_two_processes_on_one_sqlite_file_then_no_event_is_lost_or_d
 async def test_given_a_sharded_redis_store_when_one_relay_runs_per_shard_then_kafka_gets_all(
     redis_url: str, kafka_bootstrap: str
 ) -> None:
-    from services.kernel.store.redis import RedisEventStore, shard_of
+    from services.platform.store.redis import RedisEventStore, shard_of
 
     prefix = f"sh{uuid.uuid4().hex[:8]}"
     topics = f"{prefix}.events."

@@ -6,7 +6,8 @@ import uuid
 
 import pytest
 
-from services.projections.viewstore import Batch, open_view_store
+from services.projections.open_views import open_view_store
+from services.projections.viewstore import Batch
 
 
 def batch(version: int, text: str) -> Batch:

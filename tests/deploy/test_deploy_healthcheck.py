@@ -1,4 +1,4 @@
-"""The container healthcheck (services.kernel.healthcheck) against a real gRPC server."""
+"""The container healthcheck (services.platform.healthcheck) against a real gRPC server."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from pathlib import Path
 
 from grpc_health.v1 import health_pb2
 
-from services.kernel import healthcheck
-from services.kernel.grpcx.server import start_server
+from services.platform import healthcheck
+from services.platform.grpcx.server import start_server
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -53,7 +53,7 @@ def test_runs_as_a_module_with_the_env_address() -> None:
         "FALLEN_HEALTH_TIMEOUT": "1",
     }
     done = subprocess.run(
-        [sys.executable, "-m", "services.kernel.healthcheck"],
+        [sys.executable, "-m", "services.platform.healthcheck"],
         cwd=ROOT,
         env=env,
         capture_output=True,

@@ -24,12 +24,12 @@ from kubernetes_validate.utils import all_versions
 
 from services.app import ALL, BOT_POOLS, SINGLE_SERVICES, bot_pool
 from services.cli.main import app as fallenctl
-from services.kernel import heartbeat
-from services.kernel.store.redis import feed_key
-from services.kernel.stream.kafka_topics import PARTITIONS as RELAY_PARTITIONS
+from services.platform import heartbeat
+from services.platform.store.redis import feed_key
+from services.platform.stream.kafka_topics import PARTITIONS as RELAY_PARTITIONS
 from services.projections import wiring
 from services.projections.faust_app import FaustConfig
-from services.projections.viewstore import open_view_store
+from services.projections.open_views import open_view_store
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
@@ -116,7 +116,7 @@ def test_compose_every_service_has_a_healthcheck(compose: dict[str, Any]) -> Non
         assert hc, f"{name}: no healthcheck"
         if name in WORKERS:
             # A worker serves no gRPC: its healthcheck is the heartbeat file it touches.
-            assert hc["test"][:4] == ["CMD", "python", "-m", "services.kernel.heartbeat"], name
+            assert hc["test"][:4] == ["CMD", "python", "-m", "services.platform.heartbeat"], name
             assert hc["test"][4] == svc["environment"]["FALLEN_HEARTBEAT_FILE"], name
             continue
         assert not hc.get("disable", False), name
@@ -127,7 +127,7 @@ def test_compose_every_service_has_a_healthcheck(compose: dict[str, Any]) -> Non
             "CMD",
             "python",
             "-m",
-            "services.kernel.healthcheck",
+            "services.platform.healthcheck",
             f"127.0.0.1:{GRPC_PORT}",
         ], name
 
@@ -563,7 +563,7 @@ def test_deployments_are_probed_limited_and_non_root(
             for probe in ("readinessProbe", "startupProbe"):
                 assert probe not in container, f"{name}: {probe} on a port nothing serves"
             beat = container["livenessProbe"]["exec"]["command"]
-            assert beat[:3] == ["python", "-m", "services.kernel.heartbeat"], name
+            assert beat[:3] == ["python", "-m", "services.platform.heartbeat"], name
             assert beat[3].startswith("/var/lib/fallen/"), f"{name}: heartbeat in scratch"
             assert "ports" not in container, f"{name}: listens on nothing"
             assert not any(k.startswith("prometheus.io/") for k in notes), f"{name}: no /metrics"
@@ -901,14 +901,14 @@ def test_readme_documents_the_operator_steps() -> None:
 
 # --------------------------------------------------------------------------- CLI contract
 
-# Read outside `fallenctl serve`'s options: the JWT key (services.kernel.auth), and the
+# Read outside `fallenctl serve`'s options: the JWT key (services.platform.auth), and the
 # projections settings (services.projections.wiring; FALLEN_VIEWS is also the worker's
 # --views).
 NON_OPTION_ENV = {
     "FALLEN_JWT_SECRET",
     "FALLEN_PROJECTIONS",
     "FALLEN_VIEWS",
-    heartbeat.ENV,  # the worker's liveness file (services/kernel/heartbeat.py)
+    heartbeat.ENV,  # the worker's liveness file (services/platform/heartbeat.py)
 }
 
 
@@ -1097,11 +1097,11 @@ def test_dockerfile_base_user_entrypoint(dockerfile: list[tuple[str, str]]) -> N
     entry = [args for op, args in final if op == "ENTRYPOINT"]
     assert entry and json.loads(entry[-1]) == ["fallenctl", "serve"]
     health = [args for op, args in final if op == "HEALTHCHECK"]
-    assert health and "services.kernel.healthcheck" in health[-1]
+    assert health and "services.platform.healthcheck" in health[-1]
     assert json.loads(health[-1].split("CMD", 1)[1].strip())[:3] == [
         "python",
         "-m",
-        "services.kernel.healthcheck",
+        "services.platform.healthcheck",
     ]
     exposed = {p.split("/")[0] for op, args in final if op == "EXPOSE" for p in args.split()}
     assert {str(GRPC_PORT), str(METRICS_PORT)} <= exposed
@@ -1132,7 +1132,7 @@ def test_dockerfile_copies_only_what_dockerignore_keeps(dockerfile: list[tuple[s
 
 
 def test_healthcheck_module_is_importable() -> None:
-    from services.kernel import healthcheck
+    from services.platform import healthcheck
 
     assert callable(healthcheck.main)
     assert healthcheck.DEFAULT_ADDR == f"127.0.0.1:{GRPC_PORT}"

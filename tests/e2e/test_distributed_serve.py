@@ -11,10 +11,10 @@ import grpc
 import pytest
 from fallen.dice.v1 import dice_pb2, dice_pb2_grpc
 
-from services.kernel.auth import issue_token
-from services.kernel.localservers import free_port
-from services.kernel.store.redis import RedisEventStore
-from services.kernel.stream.kafka_feed import KafkaFeed
+from services.platform.auth import issue_token
+from services.platform.localservers import free_port
+from services.platform.store.redis import RedisEventStore
+from services.platform.stream.kafka_feed import KafkaFeed
 from tests.e2e.test_split_topology import SECRET, wait_serving
 
 

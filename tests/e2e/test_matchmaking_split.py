@@ -11,8 +11,8 @@ from fallen.matchmaking.v1 import matchmaking_pb2_grpc as pb_grpc
 from fallen.rules.v1 import rules_pb2, rules_pb2_grpc
 from test_split_topology import SECRET, start, wait_serving
 
-from services.kernel.auth import issue_token
-from services.kernel.localservers import free_port
+from services.platform.auth import issue_token
+from services.platform.localservers import free_port
 
 
 def md(player: str) -> tuple[tuple[str, str], ...]:

@@ -15,11 +15,11 @@ from fallen.deck.v1 import deck_pb2, deck_pb2_grpc
 from fallen.dice.v1 import dice_pb2, dice_pb2_grpc
 
 from services.deck.audit import verify_deck
-from services.kernel.auth import issue_token
-from services.kernel.envelope import NewEvent
-from services.kernel.healthcheck import check
-from services.kernel.localservers import free_port
-from services.kernel.store.factory import open_store
+from services.platform.auth import issue_token
+from services.platform.envelope import NewEvent
+from services.platform.healthcheck import check
+from services.platform.localservers import free_port
+from services.platform.store.factory import open_store
 
 SECRET = "e2e-secret-0123456789-0123456789-0123456789"
 
@@ -170,7 +170,7 @@ async def test_a_fallen_game_plays_through_the_split_rules_and_dice_processes(sp
     from fallen.rules.v1 import rules_pb2, rules_pb2_grpc
 
     from services.bots.policies import Turn, parse_choices, random_legal
-    from services.kernel.grpcx.structs import to_struct
+    from services.platform.grpcx.structs import to_struct
 
     # given the rules process, which reaches dice over gRPC
     async with (

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, Response, sync_playwright
 
-from services.kernel.auth import issue_token
+from services.platform.auth import issue_token
 from tests.support.make_run import Running, make_run, play_bots
 from tests.support.web_scan import scan_page_payloads
 

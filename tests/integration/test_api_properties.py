@@ -21,8 +21,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from services.app import Backend, serve
-from services.kernel.auth import issue_token
-from services.kernel.store.sqlite import SqliteEventStore
+from services.platform.auth import issue_token
+from services.platform.store.sqlite import SqliteEventStore
 from tests.support.proto_strategies import message, served_methods
 from tests.support.toy_game import RULES as TOY
 

@@ -57,7 +57,7 @@ async def test_given_one_game_when_the_faust_lag_is_measured_then_every_number_i
     redis_url: str,
 ) -> None:
     # given: the Redis of the test session (the bench starts its own broker and workers)
-    from services.projections.bench_faust import faust_lag
+    from benchmarks.faust_runner import faust_lag
 
     # when: one game of backlog and one of load
     r = await faust_lag(redis_url, backlog_games=1, load_games=1)
@@ -97,7 +97,7 @@ async def test_given_one_game_when_the_faust_lag_is_measured_then_every_number_i
 async def test_given_isolation_when_the_faust_lag_is_measured_then_the_worker_has_its_own_core(
     redis_url: str,
 ) -> None:
-    from services.projections.bench_faust import faust_lag
+    from benchmarks.faust_runner import faust_lag
 
     before = os.sched_getaffinity(0)
     # when: the worker is asked to run on a core of its own, one game, no lighter phase

@@ -9,7 +9,7 @@ from fallen.rules.v1 import rules_pb2_grpc
 from services.app import serve
 from services.bots.driver import play_game
 from services.bots.policies import random_legal
-from services.kernel.store.sqlite import SqliteEventStore
+from services.platform.store.sqlite import SqliteEventStore
 from tests.support.toy_game import RULES as TOY
 
 

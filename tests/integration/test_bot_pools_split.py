@@ -16,9 +16,9 @@ from fallen.rules.v1 import rules_pb2, rules_pb2_grpc
 
 from services.app import Backend, bot_pool, serve
 from services.bots.worker import BotWorker
-from services.kernel.auth import issue_token
-from services.kernel.grpcx.structs import to_struct
-from services.kernel.store.redis import RedisEventStore
+from services.platform.auth import issue_token
+from services.platform.grpcx.structs import to_struct
+from services.platform.store.redis import RedisEventStore
 
 TIMEOUT_S = 180.0
 QUICK_LAND = {"variant": "standard", "short_game": True, "max_turns": 1}

@@ -17,9 +17,9 @@ from fallen.rules.v1 import rules_pb2, rules_pb2_grpc
 
 from services.app import serve
 from services.bots.worker import BotWorker
-from services.kernel.auth import issue_token
-from services.kernel.grpcx.structs import to_struct
-from services.kernel.store.redis import RedisEventStore
+from services.platform.auth import issue_token
+from services.platform.grpcx.structs import to_struct
+from services.platform.store.redis import RedisEventStore
 from tests.support.toy_game import RULES as TOY
 
 TIMEOUT = 60.0

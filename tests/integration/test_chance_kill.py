@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from services.kernel.localservers import free_port
-from services.kernel.store.factory import open_store
+from services.platform.localservers import free_port
+from services.platform.store.factory import open_store
 from tests.fixtures.servers import _redis_pings, _stop, _wait_until
 from tests.support.chaos import Served, Tally, check_store, play_toy
 

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from services.kernel.auth import issue_token
+from services.platform.auth import issue_token
 from tests.support.make_run import make_run
 
 GUIDE = Path(__file__).resolve().parents[2] / "docs" / "clients.md"

@@ -15,11 +15,11 @@ from fallen.deck.v1 import deck_pb2_grpc
 from services.deck.engine import DeckEngine, deck_stream
 from services.deck.service import mount
 from services.dice.engine import DiceEngine, dice_stream
-from services.kernel.auth import issue_token
-from services.kernel.envelope import NewEvent
-from services.kernel.games import GAME_CREATED, game_stream
-from services.kernel.grpcx.server import start_server
-from services.kernel.store.sqlite import SqliteEventStore
+from services.platform.auth import issue_token
+from services.platform.envelope import NewEvent
+from services.platform.games import GAME_CREATED, game_stream
+from services.platform.grpcx.server import start_server
+from services.platform.store.sqlite import SqliteEventStore
 
 GAME = "g1"
 SECRET = "deck-integration-test-secret-0123456789abcdef"

@@ -9,10 +9,10 @@ from fallen.dice.v1 import dice_pb2, dice_pb2_grpc
 
 from services.dice.engine import DiceEngine, dice_stream
 from services.dice.service import mount
-from services.kernel.auth import DEV_SECRET, issue_token
-from services.kernel.envelope import NewEvent
-from services.kernel.grpcx.server import start_server
-from services.kernel.store.sqlite import SqliteEventStore
+from services.platform.auth import DEV_SECRET, issue_token
+from services.platform.envelope import NewEvent
+from services.platform.grpcx.server import start_server
+from services.platform.store.sqlite import SqliteEventStore
 
 
 @pytest.fixture

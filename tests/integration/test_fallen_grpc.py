@@ -22,9 +22,9 @@ from google.protobuf.struct_pb2 import Struct
 
 from services.app import Backend, serve
 from services.bots.policies import Turn, parse_choices
-from services.kernel.auth import issue_token
-from services.kernel.grpcx.structs import struct_to_py, to_struct
-from services.kernel.store.sqlite import SqliteEventStore
+from services.platform.auth import issue_token
+from services.platform.grpcx.structs import struct_to_py, to_struct
+from services.platform.store.sqlite import SqliteEventStore
 from services.rules.fallen.bot import heuristic
 from services.rules.fallen.cards import card
 

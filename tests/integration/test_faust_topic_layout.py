@@ -15,15 +15,15 @@ from pathlib import Path
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 
-from services.kernel.canonical import canonical_json
-from services.kernel.envelope import NewEvent, stream_family, stream_game
-from services.kernel.store.base import ANY_VERSION
-from services.kernel.store.sqlite import SqliteEventStore
-from services.kernel.stream.base import topic_for
-from services.kernel.stream.kafka_relay import KafkaRelay
-from services.kernel.stream.kafka_topics import PARTITIONS, ensure_topics
+from services.platform.canonical import canonical_json
+from services.platform.envelope import NewEvent, stream_family, stream_game
+from services.platform.store.base import ANY_VERSION
+from services.platform.store.sqlite import SqliteEventStore
+from services.platform.stream.base import topic_for
+from services.platform.stream.kafka_relay import KafkaRelay
+from services.platform.stream.kafka_topics import PARTITIONS, ensure_topics
+from services.projections.open_views import open_view_store
 from services.projections.records import GAME_FAMILIES
-from services.projections.viewstore import open_view_store
 from tests.support.faust_worker import applied, start_worker, stop_worker, wait_for
 from tests.support.projections_check import assert_equal_to_rebuild, drive
 from tests.support.projections_play import runner_for

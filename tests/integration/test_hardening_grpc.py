@@ -21,8 +21,8 @@ from fallen.rules.v1 import rules_pb2, rules_pb2_grpc
 from google.protobuf.struct_pb2 import Struct
 
 from services.app import Backend, serve
-from services.kernel.auth import issue_token
-from services.kernel.store.base import EventStore
+from services.platform.auth import issue_token
+from services.platform.store.base import EventStore
 from tests.support.toy_game import RULES as TOY
 
 SEATS = {"a": "alice", "b": "bob"}

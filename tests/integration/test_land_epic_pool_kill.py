@@ -21,9 +21,9 @@ from services.app import Backend, serve
 from services.audit.logfile import store_records
 from services.audit.verify import verify_game
 from services.bots.policies import Turn, parse_choices, random_legal
-from services.kernel.auth import issue_token
-from services.kernel.grpcx.structs import struct_to_py, to_struct
-from services.kernel.store.sqlite import SqliteEventStore
+from services.platform.auth import issue_token
+from services.platform.grpcx.structs import struct_to_py, to_struct
+from services.platform.store.sqlite import SqliteEventStore
 from services.projections.cli import rules_of
 from tests.support.chaos import Served
 

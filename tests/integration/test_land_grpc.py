@@ -13,9 +13,9 @@ from fallen.rules.v1 import rules_pb2, rules_pb2_grpc
 
 from services.app import Backend, serve
 from services.bots.driver import play_game
-from services.kernel.auth import issue_token
-from services.kernel.grpcx.structs import struct_to_py, to_struct
-from services.kernel.store.sqlite import SqliteEventStore
+from services.platform.auth import issue_token
+from services.platform.grpcx.structs import struct_to_py, to_struct
+from services.platform.store.sqlite import SqliteEventStore
 from services.rules.land import RULES
 from services.rules.land.bot import heuristic
 from services.rules.runner import fold

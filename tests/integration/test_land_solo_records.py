@@ -16,8 +16,8 @@ from fallen.rules.v1 import rules_pb2, rules_pb2_grpc
 
 from services.app import Backend, serve
 from services.bots.driver import play_game
-from services.kernel.auth import issue_token
-from services.kernel.store.base import EventStore
+from services.platform.auth import issue_token
+from services.platform.store.base import EventStore
 from services.rules.land.bot import heuristic
 from services.rules.solo_records import note_game_end
 

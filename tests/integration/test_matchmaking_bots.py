@@ -21,10 +21,10 @@ from fallen.rules.v1 import rules_pb2, rules_pb2_grpc
 from services.app import Backend, serve
 from services.bots.policies import Turn, parse_choices, random_legal
 from services.bots.worker import BotWorker
-from services.kernel.auth import issue_token
-from services.kernel.grpcx.structs import struct_to_py, to_struct
-from services.kernel.store.redis import RedisEventStore
 from services.matchmaking.timers import check_all
+from services.platform.auth import issue_token
+from services.platform.grpcx.structs import struct_to_py, to_struct
+from services.platform.store.redis import RedisEventStore
 
 WAIT_S = 60.0
 QUICK_LAND = {"short_game": True, "max_turns": 1}

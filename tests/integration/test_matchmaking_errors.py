@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from services.app import Backend, serve
-from services.kernel.auth import issue_token
-from services.kernel.store.sqlite import SqliteEventStore
+from services.platform.auth import issue_token
+from services.platform.store.sqlite import SqliteEventStore
 
 CLIENT_CODES = {
     grpc.StatusCode.INVALID_ARGUMENT,

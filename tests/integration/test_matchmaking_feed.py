@@ -6,12 +6,12 @@ kept in the event store's meta, on SQLite and on a real redis-server.
 
 from __future__ import annotations
 
-from services.kernel.envelope import NewEvent
-from services.kernel.games import GAME_ENDED
-from services.kernel.store.base import EventStore
 from services.matchmaking.follow import CHECKPOINT_KEY, FeedFollower, saved_positions
 from services.matchmaking.model import GameRecord, SeatMatch, Ticket
 from services.matchmaking.state import MemoryState
+from services.platform.envelope import NewEvent
+from services.platform.games import GAME_ENDED
+from services.platform.store.base import EventStore
 
 KEY = "fallen/ranked"
 SEATS = {"hero": "ann", "dungeon_lord": "bob"}

@@ -19,12 +19,12 @@ from fallen.rules.v1 import rules_pb2, rules_pb2_grpc
 
 from services.app import Backend, serve
 from services.bots.policies import Turn, parse_choices, random_legal
-from services.kernel.auth import issue_token
-from services.kernel.grpcx.structs import struct_to_py, to_struct
-from services.kernel.localservers import free_port
-from services.kernel.store.sqlite import SqliteEventStore
 from services.matchmaking.ratings import placements as rating_groups
 from services.matchmaking.timers import check_all
+from services.platform.auth import issue_token
+from services.platform.grpcx.structs import struct_to_py, to_struct
+from services.platform.localservers import free_port
+from services.platform.store.sqlite import SqliteEventStore
 from services.rules.land import RULES as LAND
 
 WAIT_S = 30.0

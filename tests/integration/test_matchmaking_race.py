@@ -9,13 +9,13 @@ import uuid
 from collections import Counter
 
 from services.app import serve
-from services.kernel.games import game_info
-from services.kernel.store.sqlite import SqliteEventStore
 from services.matchmaking.engine import Matchmaker, Request
 from services.matchmaking.model import MATCHED
 from services.matchmaking.modes import load_modes
 from services.matchmaking.pools import Pools
 from services.matchmaking.redis_state import RedisState
+from services.platform.games import game_info
+from services.platform.store.sqlite import SqliteEventStore
 
 PLAYERS = 120
 WORKER_S = 90

@@ -13,9 +13,9 @@ import signal
 import uuid
 from pathlib import Path
 
-from services.kernel.store.sqlite import SqliteEventStore
-from services.kernel.stream.kafka_relay import KafkaRelay
-from services.projections.viewstore import open_view_store
+from services.platform.store.sqlite import SqliteEventStore
+from services.platform.stream.kafka_relay import KafkaRelay
+from services.projections.open_views import open_view_store
 from tests.support.faust_worker import applied, start_worker, stop_worker, wait_for
 from tests.support.projections_check import assert_equal_to_rebuild, drive, more
 from tests.support.projections_play import play, runner_for

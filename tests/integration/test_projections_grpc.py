@@ -17,9 +17,9 @@ from fallen.projections.v1 import projections_pb2_grpc as pb_grpc
 
 from services.app import Backend, serve
 from services.audit.logfile import store_records
-from services.kernel.auth import issue_token
-from services.kernel.grpcx.structs import struct_to_py, value_to_py
-from services.kernel.store.sqlite import SqliteEventStore
+from services.platform.auth import issue_token
+from services.platform.grpcx.structs import struct_to_py, value_to_py
+from services.platform.store.sqlite import SqliteEventStore
 from services.rules.runner import GameRunner
 from tests.support.projections_play import advance, engines, play, runner_for
 

@@ -28,9 +28,9 @@ from fallen.projections.v1 import projections_pb2 as pb
 from fallen.projections.v1 import projections_pb2_grpc as pb_grpc
 
 from services.app import serve
-from services.kernel.auth import issue_token
-from services.kernel.envelope import Envelope
-from services.kernel.store.sqlite import SqliteEventStore
+from services.platform.auth import issue_token
+from services.platform.envelope import Envelope
+from services.platform.store.sqlite import SqliteEventStore
 from services.projections.records import GAME_FAMILIES, game_streams
 from tests.support.hidden_scan import Knowledge, scan_game, vocabulary
 from tests.support.projections_play import engines, play, players, runner_for

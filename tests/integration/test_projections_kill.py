@@ -19,10 +19,11 @@ from pathlib import Path
 
 import pytest
 
-from services.kernel.store.base import EventStore
-from services.kernel.store.redis import RedisEventStore
-from services.kernel.store.sqlite import SqliteEventStore
-from services.projections.viewstore import ViewStore, open_view_store
+from services.platform.store.base import EventStore
+from services.platform.store.redis import RedisEventStore
+from services.platform.store.sqlite import SqliteEventStore
+from services.projections.open_views import open_view_store
+from services.projections.viewstore import ViewStore
 from tests.support.projections_check import assert_equal_to_rebuild, drive, more
 from tests.support.projections_play import play, runner_for
 

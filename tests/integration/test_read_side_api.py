@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from services.app import serve
-from services.kernel.store.sqlite import SqliteEventStore
+from services.platform.store.sqlite import SqliteEventStore
 from tests.integration.test_projections_grpc import Server, md
 from tests.support.projections_play import advance, engines, play, runner_for
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from services.app import serve
-from services.kernel.store.sqlite import SqliteEventStore
+from services.platform.store.sqlite import SqliteEventStore
 from tests.support.projections_play import engines, play, rechain, runner_for
 
 ROOT = Path(__file__).resolve().parents[2]

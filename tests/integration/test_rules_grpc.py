@@ -10,10 +10,10 @@ from fallen.rules.v1 import rules_pb2, rules_pb2_grpc
 
 from services.dice.engine import DiceEngine, dice_stream
 from services.dice.service import mount as dice_mount
-from services.kernel.auth import issue_token
-from services.kernel.grpcx.server import start_server
-from services.kernel.grpcx.structs import struct_to_py, to_struct
-from services.kernel.store.sqlite import SqliteEventStore
+from services.platform.auth import issue_token
+from services.platform.grpcx.server import start_server
+from services.platform.grpcx.structs import struct_to_py, to_struct
+from services.platform.store.sqlite import SqliteEventStore
 from services.rules.runner import GameRunner
 from services.rules.service import mount as rules_mount
 from tests.support.toy_game import RULES as TOY

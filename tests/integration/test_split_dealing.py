@@ -34,17 +34,17 @@ from services.deck.dealing import DealRequest
 from services.deck.engine import deck_stream
 from services.deck.zones import CARD_DISCARDED, CARDS_DRAWN
 from services.dice.engine import DiceEngine, dice_stream
-from services.kernel.auth import issue_token
-from services.kernel.decision import decision_key
-from services.kernel.envelope import NOBODY, NewEvent
-from services.kernel.errors import Unavailable
-from services.kernel.games import GAME_CREATED, game_stream
-from services.kernel.grpcx.client import Retry, ServiceCredentials, internal_channel
-from services.kernel.grpcx.server import start_server
-from services.kernel.grpcx.structs import to_struct
-from services.kernel.localservers import free_port
-from services.kernel.store.redis import RedisEventStore
-from services.rules.kernel.deck import DeckServicePort
+from services.platform.auth import issue_token
+from services.platform.decision import decision_key
+from services.platform.envelope import NOBODY, NewEvent
+from services.platform.errors import Unavailable
+from services.platform.games import GAME_CREATED, game_stream
+from services.platform.grpcx.client import Retry, ServiceCredentials, internal_channel
+from services.platform.grpcx.server import start_server
+from services.platform.grpcx.structs import to_struct
+from services.platform.localservers import free_port
+from services.platform.store.redis import RedisEventStore
+from services.rules.engine.deck import DeckServicePort
 from services.rules.registry import load
 from services.rules.runner import GameRunner
 from services.rules.service import mount as rules_mount

@@ -15,9 +15,9 @@ import pytest
 from fallen.projections.v1 import projections_pb2 as pb
 
 from services.app import Backend, serve
-from services.kernel.auth import issue_token
-from services.kernel.localservers import free_port
-from services.kernel.store.sqlite import SqliteEventStore
+from services.platform.auth import issue_token
+from services.platform.localservers import free_port
+from services.platform.store.sqlite import SqliteEventStore
 from services.projections.replay_views import apply_patch
 from services.web.gateway import start_web
 from tests.integration.test_projections_grpc import md
@@ -160,7 +160,7 @@ async def test_replay_views_rebuild_each_seat_view_and_wait_for_the_end(web):
     # then the versions increase, and the last rebuilt view is the seat's final view
     versions = [s.version for s in steps]
     assert versions == sorted(set(versions)) and versions[-1] <= resp.head_version
-    from services.kernel.grpcx.structs import struct_to_py
+    from services.platform.grpcx.structs import struct_to_py
 
     view: dict[str, Any] = {}
     for s in steps:

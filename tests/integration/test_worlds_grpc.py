@@ -7,9 +7,9 @@ import pytest
 from fallen.rules.v1 import rules_pb2, rules_pb2_grpc
 
 from services.app import serve
-from services.kernel.auth import issue_token
-from services.kernel.grpcx.structs import to_struct
-from services.kernel.store.sqlite import SqliteEventStore
+from services.platform.auth import issue_token
+from services.platform.grpcx.structs import to_struct
+from services.platform.store.sqlite import SqliteEventStore
 
 SEATS = {"p1": "alice", "p2": "bob"}
 PLAYER = {"p1": "alice", "p2": "bob"}

@@ -24,9 +24,9 @@ from fallen.projections.v1 import projections_pb2_grpc as ppb_grpc
 from fallen.rules.v1 import rules_pb2, rules_pb2_grpc
 
 from services.app import serve
-from services.kernel.auth import issue_token
-from services.kernel.grpcx.structs import struct_to_py, to_struct
-from services.kernel.store.sqlite import SqliteEventStore
+from services.platform.auth import issue_token
+from services.platform.grpcx.structs import struct_to_py, to_struct
+from services.platform.store.sqlite import SqliteEventStore
 from services.projections.records import GAME_FAMILIES
 from services.rules.worlds.cards import catalog
 from tests.support.hidden_scan import TOKEN

@@ -8,8 +8,8 @@ from typing import Any
 
 from services.audit.logfile import store_records
 from services.audit.verify import verify_game
-from services.kernel.canonical import canonical_json
-from services.kernel.store.redis import RedisEventStore
+from services.platform.canonical import canonical_json
+from services.platform.store.redis import RedisEventStore
 from services.projections import core
 from services.projections.cli import _remote_records, rules_of
 from services.projections.records import record_envelope

@@ -74,7 +74,7 @@ def _container_port(port: Any) -> int:
 def _serves_grpc(svc: dict[str, Any]) -> bool:
     """Return whether a service's healthcheck is the gRPC health check (it serves 50051)."""
     test = (svc.get("healthcheck") or {}).get("test") or []
-    return "services.kernel.healthcheck" in " ".join(map(str, test))
+    return "services.platform.healthcheck" in " ".join(map(str, test))
 
 
 @dataclass

@@ -15,7 +15,7 @@ from fallen.rules.v1 import rules_pb2, rules_pb2_grpc
 from services.bots.driver import MAX_TURNS, _md
 from services.bots.policies import Policy, Turn, parse_choices
 from services.bots.worker import BOT_PLAYER_PREFIX
-from services.kernel.grpcx.structs import struct_to_py, to_struct
+from services.platform.grpcx.structs import struct_to_py, to_struct
 
 Metadata = tuple[tuple[str, str], ...]
 RETRYABLE = {

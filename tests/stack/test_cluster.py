@@ -26,8 +26,8 @@ from fallen.rules.v1 import rules_pb2
 from services.bots.driver import _md
 from services.bots.policies import policy_for
 from services.bots.worker import BOT_PLAYER_PREFIX
-from services.kernel.store.redis import RedisEventStore
 from services.matchmaking.modes import Mode, load_modes
+from services.platform.store.redis import RedisEventStore
 from services.rules.pools import POOLS
 from tests.stack.checks import audit_report, lost_acks, views_converge
 from tests.stack.compose import NOT_SCALED, REDIS_PORT, REPLICAS, Stack, docker

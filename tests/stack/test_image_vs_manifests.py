@@ -70,7 +70,7 @@ def test_image_entrypoint_ports_and_health_address_match_the_manifests():
             assert container[probe]["grpc"]["port"] == health_port, (name, probe)
         args = container["args"]
         assert args[args.index("--address") + 1].endswith(f":{health_port}"), name
-    assert "services.kernel.healthcheck" in " ".join(config["Healthcheck"]["Test"])
+    assert "services.platform.healthcheck" in " ".join(config["Healthcheck"]["Test"])
 
 
 def test_probes_and_ports_answer_inside_the_running_image(stack: Stack):
@@ -84,7 +84,7 @@ def test_probes_and_ports_answer_inside_the_running_image(stack: Stack):
         else:
             port = live["grpc"]["port"]
             code, out = in_container(
-                cid, "python", "-m", "services.kernel.healthcheck", f"127.0.0.1:{port}"
+                cid, "python", "-m", "services.platform.healthcheck", f"127.0.0.1:{port}"
             )
         assert code == 0, (name, out)
         # and a declared metrics port serves Prometheus text

@@ -23,10 +23,10 @@ from fallen.rules.v1 import rules_pb2, rules_pb2_grpc
 
 from services.audit.logfile import store_records
 from services.audit.verify import verify_game
-from services.kernel.auth import issue_token
-from services.kernel.games import game_stream
-from services.kernel.localservers import free_port
-from services.kernel.store.base import EventStore
+from services.platform.auth import issue_token
+from services.platform.games import game_stream
+from services.platform.localservers import free_port
+from services.platform.store.base import EventStore
 from tests.support.projections_play import engines
 
 ROOT = Path(__file__).resolve().parents[2]

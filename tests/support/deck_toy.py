@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.rules.kernel.api import ChanceRequest, Event, Setup
-from services.rules.kernel.engine import KernelRules
-from services.rules.kernel.flow import Args, Ctx, Registry
-from services.rules.kernel.state import State
-from services.rules.kernel.zones import ZoneRules
+from services.rules.engine.api import ChanceRequest, Event, Setup
+from services.rules.engine.engine import KernelRules
+from services.rules.engine.flow import Args, Ctx, Registry
+from services.rules.engine.state import State
+from services.rules.engine.zones import ZoneRules
 
 SEATS = ("a", "b")
 DECK = "draw.deck"

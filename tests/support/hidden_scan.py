@@ -13,10 +13,10 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from services.kernel.envelope import Envelope
+from services.platform.envelope import Envelope
 from services.projections import core
 from services.projections.records import may_see, seat_event
-from services.rules.common.api import GameRules
+from services.rules.engine.api import GameRules
 from tests.support.toy_game import CARDS
 
 

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from services.kernel.localservers import free_port, wait_for_port
+from services.platform.localservers import free_port, wait_for_port
 
 FALLENCTL = str(Path(sys.executable).parent / "fallenctl")
 

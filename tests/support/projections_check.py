@@ -6,8 +6,8 @@ import random
 from typing import Any
 
 from services.audit.logfile import store_records
-from services.kernel.canonical import canonical_json
-from services.kernel.store.base import EventStore
+from services.platform.canonical import canonical_json
+from services.platform.store.base import EventStore
 from services.projections import core
 from services.projections.records import game_streams
 from services.projections.viewstore import ViewStore

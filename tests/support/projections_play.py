@@ -7,8 +7,8 @@ import random
 from typing import Any
 
 from services.dice.engine import DiceEngine
-from services.kernel.store.base import EventStore
-from services.rules.common.api import GameRules
+from services.platform.store.base import EventStore
+from services.rules.engine.api import GameRules
 from services.rules.runner import GameRunner
 from tests.support.toy_game import RULES as TOY
 
@@ -76,7 +76,7 @@ async def advance(runner: GameRunner, game_id: str, rng: random.Random, steps: i
 
 def rechain(records: list[dict[str, Any]], stream: str) -> list[dict[str, Any]]:
     """Return records with one stream's hashes recomputed (a forger's consistent chain)."""
-    from services.kernel.canonical import GENESIS_HASH, chain_hash
+    from services.platform.canonical import GENESIS_HASH, chain_hash
 
     out: list[dict[str, Any]] = []
     prev = GENESIS_HASH

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from services.kernel.canonical import GENESIS_HASH
-from services.kernel.envelope import Envelope, NewEvent
-from services.kernel.games import GAME_CREATED, GAME_ENDED
-from services.kernel.store.base import seal
-from services.rules.common.api import GameRules, Setup
+from services.platform.canonical import GENESIS_HASH
+from services.platform.envelope import Envelope, NewEvent
+from services.platform.games import GAME_CREATED, GAME_ENDED
+from services.platform.store.base import seal
+from services.rules.engine.api import GameRules, Setup
 from services.rules.playout import Playout, play
 from services.rules.runner import to_new_event
 

@@ -11,8 +11,8 @@ import json
 from dataclasses import dataclass, replace
 from typing import Any
 
-from services.kernel.errors import InvalidArgument, RuleViolation
-from services.rules.common.api import CHANCE, ChanceRequest, Command, Event, Pending, Setup
+from services.platform.errors import InvalidArgument, RuleViolation
+from services.rules.engine.api import CHANCE, ChanceRequest, Command, Event, Pending, Setup
 
 CARDS = ("card.ace", "card.king", "card.queen", "card.jack")
 

@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any
 
 from services.audit.logfile import merge_streams
-from services.kernel.envelope import Envelope
-from services.kernel.store.base import EventStore
-from services.kernel.store.sqlite import SqliteEventStore
+from services.platform.envelope import Envelope
+from services.platform.store.base import EventStore
+from services.platform.store.sqlite import SqliteEventStore
 from services.projections.records import game_streams
 from tests.support.hidden_scan import ID, TOKEN, Knowledge, all_strings, vocabulary
 

@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from services.kernel import heartbeat
+from services.platform import heartbeat
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -38,7 +38,7 @@ def test_beat_follows_the_env_and_the_module_runs(tmp_path: Path, monkeypatch) -
     heartbeat.beat()
     env = {**os.environ, heartbeat.ENV: str(path)}
     done = subprocess.run(
-        [sys.executable, "-m", "services.kernel.heartbeat"], cwd=ROOT, env=env,
+        [sys.executable, "-m", "services.platform.heartbeat"], cwd=ROOT, env=env,
         capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.kernel.envelope import Envelope
+from services.platform.envelope import Envelope
 from tests.support.hidden_scan import Knowledge, tokens
 
 

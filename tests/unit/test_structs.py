@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.kernel.errors import InvalidArgument
-from services.kernel.grpcx.structs import MAX_DEPTH, client_struct, struct_to_py, to_struct
+from services.platform.errors import InvalidArgument
+from services.platform.grpcx.structs import MAX_DEPTH, client_struct, struct_to_py, to_struct
 
 SCALARS = st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.text(max_size=8)
 JSON = st.recursive(

@@ -17,11 +17,10 @@ import math
 from collections import Counter
 from typing import Final, cast
 
-from services.rules.common.api import Setup
+from services.rules.engine.api import GameRules, Setup
 from services.rules.fallen import RULES
 from services.rules.fallen.bot import heuristic
 from services.rules.fallen.cards import LATEST, VERSIONS
-from services.rules.kernel.api import GameRules
 from services.rules.playout import play
 
 SEATS: Final = {"hero": "hero-bot", "dungeon_lord": "dl-bot"}

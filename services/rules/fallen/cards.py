@@ -10,6 +10,7 @@ so ``card``/``catalog`` answer from the game's own data.
 
 from __future__ import annotations
 
+import importlib.resources
 from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -19,7 +20,8 @@ from typing import Any, Final
 
 import yaml
 
-CARD_DIR: Final = Path(__file__).with_name("cards")
+# The package's folder, not this module's __file__: the compiled module lives in build/native.
+CARD_DIR: Final = Path(str(importlib.resources.files("services.rules.fallen") / "cards"))
 FIRST: Final = 1
 LATEST: Final = 3
 VERSIONS: Final = tuple(range(FIRST, LATEST + 1))

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from services.rules.engine.api import PUBLIC, ChanceRequest
+from services.rules.engine.state import Reads, deck_key
 from services.rules.fallen.flow import Args, Ctx, task
 from services.rules.fallen.state import SEATS, zone_public, zone_seen_by
-from services.rules.kernel.api import PUBLIC, ChanceRequest
-from services.rules.kernel.state import Reads, deck_key
 
 MODE_VAR: Final = "decks"
 SERVICE: Final = "service"

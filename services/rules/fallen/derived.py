@@ -6,9 +6,9 @@ from collections.abc import Iterator
 from functools import cache
 from typing import Any, Final
 
+from services.rules.engine.state import Reads
 from services.rules.fallen.cards import card, catalog_of, data_version
 from services.rules.fallen.state import DL, HERO, other
-from services.rules.kernel.state import Reads
 
 SWORDS: Final = {"sword": 1, "two_swords": 2, "sword_symbol": 1}
 COLOUR_SYMBOL: Final = {

@@ -5,7 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from services.kernel.errors import InvalidArgument, RuleViolation
+from services.platform.errors import InvalidArgument, RuleViolation
+from services.rules.engine.api import Command, Event, Setup
+from services.rules.engine.engine import KernelRules
+from services.rules.engine.flow import Args
 
 # Importing the rule modules registers their tasks, answers and option functions.
 from services.rules.fallen import (  # noqa: F401
@@ -30,9 +33,6 @@ from services.rules.fallen.cards import FIRST, LATEST, VERSIONS, catalog, data_v
 from services.rules.fallen.flow import RECORD_FORMAT, REGISTRY, Ctx
 from services.rules.fallen.state import SEATS, State, dumps
 from services.rules.fallen.view import build_view
-from services.rules.kernel.api import Command, Event, Setup
-from services.rules.kernel.engine import KernelRules
-from services.rules.kernel.flow import Args
 
 # kind -> {field: type}; a trailing "?" marks an optional field.
 SCHEMAS: Final[dict[str, dict[str, type]]] = {

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
+from services.rules.engine.api import CHANCE, Command
 from services.rules.fallen import derived as dv
 from services.rules.fallen.cards import Card, catalog
 from services.rules.fallen.effects import holds
@@ -24,7 +25,6 @@ from services.rules.fallen.flow import static_or_dynamic
 from services.rules.fallen.skills import next_skills
 from services.rules.fallen.state import DL, HERO, State
 from services.rules.fallen.windows import ROLL_WINDOWS, timing_fits, ultimate_ready
-from services.rules.kernel.api import CHANCE, Command
 
 Args = dict[str, Any]
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Final
 
+from services.rules.engine.flow import Args, Ctx, Registry
+from services.rules.engine.state import State
 from services.rules.fallen.state import ZONES
-from services.rules.kernel.flow import Args, Ctx, Registry
-from services.rules.kernel.state import State
 
 
 def _compact(state: State) -> bool:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from services.rules.engine.api import NOBODY
 from services.rules.fallen import decks
 from services.rules.fallen import derived as dv
 from services.rules.fallen.cards import card
 from services.rules.fallen.flow import Args, Ctx, answer, options, task
 from services.rules.fallen.state import DL, HERO, State
-from services.rules.kernel.api import NOBODY
 
 
 @task("shuffle_zone")

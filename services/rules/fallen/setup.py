@@ -5,13 +5,13 @@ from __future__ import annotations
 from functools import cache
 from typing import Final
 
+from services.rules.engine.api import NOBODY
 from services.rules.fallen import decks
 from services.rules.fallen import derived as dv
 from services.rules.fallen.cards import card, catalog, catalog_of, data_version
 from services.rules.fallen.flow import Args, Ctx, answer, record_format, task
 from services.rules.fallen.skills import learn
 from services.rules.fallen.state import DL, HERO, zone_public
-from services.rules.kernel.api import NOBODY
 
 STANDARD_KEPT: Final = 10
 

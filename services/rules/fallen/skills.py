@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from services.rules.engine.state import Reads
 from services.rules.fallen.cards import card
 from services.rules.fallen.derived import skills_of
 from services.rules.fallen.effects import run_effects
 from services.rules.fallen.flow import Args, Ctx, answer, task
 from services.rules.fallen.state import HERO
-from services.rules.kernel.state import Reads
 
 
 def next_skills(state: Reads) -> list[str]:

@@ -2,15 +2,15 @@
 
 Every card (and every reward token) lives in exactly one zone; counters hold
 Fortune, Experience, Charges, Wounds and the Shadow Track; vars hold small public
-values (story progress, the current challenge); see services/rules/kernel/state.py.
+values (story progress, the current challenge); see services/rules/engine/state.py.
 """
 
 from __future__ import annotations
 
 from typing import Final
 
-from services.rules.kernel.state import State, dumps, evolve, to_json
-from services.rules.kernel.zones import ZoneRules
+from services.rules.engine.state import State, dumps, evolve, to_json
+from services.rules.engine.zones import ZoneRules
 
 HERO: Final = "hero"
 DL: Final = "dungeon_lord"

@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from functools import cache, lru_cache
 from typing import Any, NoReturn
 
-from services.kernel.canonical import canonical_json
+from services.platform.canonical import canonical_json
 from services.rules.fallen.cards import catalog, catalog_of, data_version
 from services.rules.fallen.state import DL
 

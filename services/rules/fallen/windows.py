@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from services.rules.engine.state import Reads
 from services.rules.fallen import derived as dv
 from services.rules.fallen.cards import card, catalog_of, data_version
 from services.rules.fallen.effects import holds, run_effects
 from services.rules.fallen.flow import Args, Ctx, answer, options, task
 from services.rules.fallen.state import DL, HERO, State, other
-from services.rules.kernel.state import Reads
 
 ROLL_WINDOWS: Final = {"dl_roll": DL, "hero_roll": HERO}
 

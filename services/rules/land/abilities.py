@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.rules.kernel.state import State
+from services.rules.engine.state import State
 from services.rules.land.data import card, card_data_of, factions
 from services.rules.land.flow import Args
 from services.rules.land.hexmap import Hex, hex_steps

@@ -5,7 +5,7 @@ docs/games/land.md 9.1; the solo conversions quote the Solo Variant Overview (re
 
 from __future__ import annotations
 
-from services.rules.kernel.state import State
+from services.rules.engine.state import State
 from services.rules.land.abilities import BANK, USED, ability_of, ignorer, targets, usable
 from services.rules.land.data import card
 from services.rules.land.economy import adjust

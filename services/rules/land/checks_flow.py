@@ -5,7 +5,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
-from services.rules.kernel.state import State
+from services.rules.engine.state import State
 from services.rules.land.abilities import ability_of, ignorer, use_options
 from services.rules.land.abilities_flow import use_ability
 from services.rules.land.checks import party_check, perk_bonus, tech_bonus

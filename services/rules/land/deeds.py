@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from services.kernel.errors import RuleViolation
+from services.platform.errors import RuleViolation
 from services.rules.land.data import economy
 
 

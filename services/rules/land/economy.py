@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
-from services.kernel.errors import RuleViolation
+from services.platform.errors import RuleViolation
 from services.rules.land.data import economy
 from services.rules.land.victory import clamp_track
 

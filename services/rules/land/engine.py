@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from services.kernel.errors import InvalidArgument
-from services.rules.kernel.api import Command, Event, Setup
-from services.rules.kernel.engine import KernelRules
-from services.rules.kernel.state import State
+from services.platform.errors import InvalidArgument
+from services.rules.engine.api import Command, Event, Setup
+from services.rules.engine.engine import KernelRules
+from services.rules.engine.state import State
 
 # Importing the rule modules registers their tasks, answers and option functions.
 from services.rules.land import (  # noqa: F401

@@ -5,8 +5,8 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
-from services.kernel.errors import RuleViolation
-from services.rules.kernel.state import State
+from services.platform.errors import RuleViolation
+from services.rules.engine.state import State
 from services.rules.land.abilities import ignorer, use_options
 from services.rules.land.abilities_flow import use_ability
 from services.rules.land.damage import can_carry

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from services.rules.kernel.api import PUBLIC
-from services.rules.kernel.flow import Args, Ctx, Registry
-from services.rules.kernel.state import State
+from services.rules.engine.api import PUBLIC
+from services.rules.engine.flow import Args, Ctx, Registry
+from services.rules.engine.state import State
 from services.rules.land.economy import Bank, Town
 from services.rules.land.state import ZONES, bank, town
 

@@ -6,7 +6,7 @@ from collections import deque
 from dataclasses import replace
 from typing import Any
 
-from services.rules.kernel.state import State
+from services.rules.engine.state import State
 from services.rules.land.checks import die_successes, skill_value
 from services.rules.land.data import DAMAGE_TYPES, factions
 from services.rules.land.flow import Args, Ctx, task

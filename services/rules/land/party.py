@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from services.kernel.errors import RuleViolation
+from services.platform.errors import RuleViolation
 from services.rules.land.checks import skill_value
 from services.rules.land.damage import Member, can_carry
 from services.rules.land.data import card, economy

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from services.rules.kernel.state import State
+from services.rules.engine.state import State
 from services.rules.land.abilities import use_options
 from services.rules.land.abilities_flow import use_ability
 from services.rules.land.data import card

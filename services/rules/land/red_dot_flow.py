@@ -8,7 +8,7 @@ played on it with a special ability (abilities_flow.py, register 31).
 
 from __future__ import annotations
 
-from services.rules.kernel.state import State
+from services.rules.engine.state import State
 from services.rules.land.abilities import ignorer
 from services.rules.land.data import card, factions
 from services.rules.land.economy import adjust

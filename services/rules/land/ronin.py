@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.rules.kernel.state import State
+from services.rules.engine.state import State
 from services.rules.land.data import factions
 from services.rules.land.flow import Args, Ctx, task
 from services.rules.land.hexmap import game_map

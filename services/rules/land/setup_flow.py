@@ -5,8 +5,8 @@ from __future__ import annotations
 from itertools import combinations
 
 from services.dice.kinds import read_composite
-from services.rules.kernel.api import ChanceRequest
-from services.rules.kernel.state import State
+from services.rules.engine.api import ChanceRequest
+from services.rules.engine.state import State
 from services.rules.land.business import mission_hex
 from services.rules.land.damage import can_carry
 from services.rules.land.data import card, catalog, economy, factions

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 from types import MappingProxyType
 
-from services.rules.kernel.api import ChanceRequest
-from services.rules.kernel.state import State
+from services.rules.engine.api import ChanceRequest
+from services.rules.engine.state import State
 from services.rules.land.abilities import ignorer
 from services.rules.land.data import economy
 from services.rules.land.economy import adjust, lose_resource

@@ -5,8 +5,8 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Any
 
-from services.rules.kernel.state import State
-from services.rules.kernel.zones import ZoneRules
+from services.rules.engine.state import State
+from services.rules.engine.zones import ZoneRules
 from services.rules.land.damage import Member
 from services.rules.land.data import DAMAGE_TYPES, economy, factions
 from services.rules.land.economy import Bank, Town

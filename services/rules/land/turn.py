@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from services.rules.kernel.state import State
+from services.rules.engine.state import State
 from services.rules.land.abilities import usable
 from services.rules.land.business import deal_counts, income, over_hand_limit
 from services.rules.land.data import card, economy

@@ -110,32 +110,7 @@ def table_of(view: Mapping[str, Any]) -> Table:
     return Table(board=board, turn=t, winner=view.get("winner", ""))
 
 
-def _service_policy(turn: Any) -> int:
+def service_policy(turn: Any) -> int:
     """The heuristic for a bot seat served through the API (a Turn of services.bots)."""
     options = [(c.kind, dict(c.args)) for c in turn.legal]
     return choose(table_of(turn.view), turn.seat, options)
-
-
-class SearchSeat:
-    """The search bot as a served policy, with a time budget per decision (search.py is
-    loaded on first use: it imports this module)."""
-
-    def __init__(self, budget_ms: float = 200.0) -> None:
-        self.budget_ms = budget_ms
-
-    def with_budget(self, budget_ms: float) -> SearchSeat:
-        """The same policy with another time budget (the bot pool's config)."""
-        return SearchSeat(budget_ms)
-
-    def decide(self, turn: Any) -> tuple[int, Any]:
-        """Return the chosen index and the decision's accounting (search.Accounting)."""
-        from services.rules.worlds.search import Budget, ServiceSearch
-
-        return ServiceSearch(Budget(self.budget_ms)).decide(turn)
-
-    def __call__(self, turn: Any) -> int:
-        """Return the index of the chosen legal command."""
-        return self.decide(turn)[0]
-
-
-POLICIES = {"heuristic": _service_policy, "search": SearchSeat()}

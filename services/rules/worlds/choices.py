@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.rules.common.api import Event
+from services.rules.engine.api import Event
 from services.rules.worlds import effects, moves
 from services.rules.worlds.board import InPlay
 from services.rules.worlds.cards import Ability, Card, catalog

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from services.rules.common.api import Event
+from services.rules.engine.api import Event
 from services.rules.worlds.board import Board, health_left, of_type
 from services.rules.worlds.cards import Effect
 from services.rules.worlds.facts import fact, fold

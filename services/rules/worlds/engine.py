@@ -5,10 +5,10 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from services.kernel.errors import InvalidArgument
-from services.rules.kernel.api import Event, Setup
-from services.rules.kernel.engine import KernelRules
-from services.rules.kernel.state import State, dumps, to_json
+from services.platform.errors import InvalidArgument
+from services.rules.engine.api import Event, Setup
+from services.rules.engine.engine import KernelRules
+from services.rules.engine.state import State, dumps, to_json
 from services.rules.worlds import (
     flow_combat,  # noqa: F401  (registers the combat tasks)
     priority,  # noqa: F401  (registers the priority round)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from services.rules.common.api import Event
+from services.rules.engine.api import Event
 from services.rules.worlds import moves
 from services.rules.worlds.board import Board, new_board, with_card
 from services.rules.worlds.cards import Stats

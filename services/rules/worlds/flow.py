@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from services.rules.kernel.api import ChanceRequest, Event
-from services.rules.kernel.flow import Args, Ctx, Registry
+from services.rules.engine.api import ChanceRequest, Event
+from services.rules.engine.flow import Args, Ctx, Registry
 from services.rules.worlds import choices, steps
 from services.rules.worlds.facts import fact
 from services.rules.worlds.state import ZONES, WorldsState, evolve, library

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.rules.kernel.flow import Args, Ctx
+from services.rules.engine.flow import Args, Ctx
 from services.rules.worlds import choices, steps
 from services.rules.worlds.combat import Strike
 from services.rules.worlds.facts import fact

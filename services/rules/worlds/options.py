@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from services.kernel.errors import InvalidArgument
+from services.platform.errors import InvalidArgument
 from services.rules.worlds.cards import catalog
 from services.rules.worlds.decks import DeckError, build_library
 

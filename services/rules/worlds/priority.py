@@ -5,7 +5,7 @@ player, and the window closes when both have passed in turn (docs/games/worlds.m
 
 from __future__ import annotations
 
-from services.rules.kernel.flow import Args, Ctx
+from services.rules.engine.flow import Args, Ctx
 from services.rules.worlds import choices
 from services.rules.worlds.flow import action_options, answer, ask_from_hand, check_end, emit, task
 from services.rules.worlds.flow import table as table_of

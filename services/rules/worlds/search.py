@@ -236,3 +236,22 @@ def _greedy(table: Table, seat: str, option: Option) -> float:
     if option[0] == "done":
         return tactics.score(table.board, seat)
     return bot.value_after(table, seat, option)
+
+
+class SearchSeat:
+    """The search bot as a served policy, with a time budget per decision."""
+
+    def __init__(self, budget_ms: float = 200.0) -> None:
+        self.budget_ms = budget_ms
+
+    def with_budget(self, budget_ms: float) -> SearchSeat:
+        """The same policy with another time budget (the bot pool's config)."""
+        return SearchSeat(budget_ms)
+
+    def decide(self, turn: Any) -> tuple[int, Any]:
+        """Return the chosen index and the decision's accounting (search.Accounting)."""
+        return ServiceSearch(Budget(self.budget_ms)).decide(turn)
+
+    def __call__(self, turn: Any) -> int:
+        """Return the index of the chosen legal command."""
+        return self.decide(turn)[0]

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from services.dice import fair
-from services.rules.common.api import Event
+from services.rules.engine.api import Event
 from services.rules.worlds import choices, steps
 from services.rules.worlds.cards import catalog
 from services.rules.worlds.decks import build_library

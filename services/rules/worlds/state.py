@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from services.rules.kernel.api import Event
-from services.rules.kernel.state import State, apply_riders, with_
-from services.rules.kernel.state import evolve as kernel_evolve
-from services.rules.kernel.zones import ZoneRules
+from services.rules.engine.api import Event
+from services.rules.engine.state import State, apply_riders, with_
+from services.rules.engine.state import evolve as kernel_evolve
+from services.rules.engine.zones import ZoneRules
 from services.rules.worlds.facts import FOLDS
 from services.rules.worlds.table import Table
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from services.rules.common.api import Event
+from services.rules.engine.api import Event
 from services.rules.worlds import moves
 from services.rules.worlds.board import card_of, keywords, stats
 from services.rules.worlds.cards import catalog

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typer.testing import CliRunner
 
 from services.cli.main import app
-from services.kernel.auth import verify_token
+from services.platform.auth import verify_token
 
 runner = CliRunner()
 

@@ -13,11 +13,11 @@ import pytest
 from services.deck.dealing import DEALT, DealRequest, LocalDealing, part_key
 from services.deck.engine import DeckEngine, deck_stream
 from services.dice.engine import DiceEngine
-from services.kernel.decision import decision_key
-from services.kernel.envelope import NewEvent
-from services.kernel.errors import InvalidArgument, NotFound, RuleViolation
-from services.kernel.games import GAME_CREATED, game_stream
-from services.kernel.store.sqlite import SqliteEventStore
+from services.platform.decision import decision_key
+from services.platform.envelope import NewEvent
+from services.platform.errors import InvalidArgument, NotFound, RuleViolation
+from services.platform.games import GAME_CREATED, game_stream
+from services.platform.store.sqlite import SqliteEventStore
 
 GAME = "dl1"
 CARDS = tuple(f"c{i:02d}" for i in range(12))

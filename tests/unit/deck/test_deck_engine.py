@@ -14,10 +14,10 @@ from services.deck.audit import verify_deck
 from services.deck.engine import DeckEngine, deck_stream
 from services.dice import fair
 from services.dice.engine import DiceEngine, dice_stream
-from services.kernel.envelope import NewEvent
-from services.kernel.errors import AlreadyExists, NotFound, RuleViolation
-from services.kernel.games import GAME_CREATED, GAME_ENDED, game_stream
-from services.kernel.store.sqlite import SqliteEventStore
+from services.platform.envelope import NewEvent
+from services.platform.errors import AlreadyExists, NotFound, RuleViolation
+from services.platform.games import GAME_CREATED, GAME_ENDED, game_stream
+from services.platform.store.sqlite import SqliteEventStore
 
 GAME = "g1"
 CARDS = [f"card.{i:02d}" for i in range(30)]

@@ -12,16 +12,16 @@ import pytest
 from services.deck import zones
 from services.deck.zones import Shuffle, Zones
 from services.dice import fair
-from services.kernel.canonical import GENESIS_HASH
-from services.kernel.envelope import NOBODY, PUBLIC, Envelope, NewEvent
-from services.kernel.errors import (
+from services.platform.canonical import GENESIS_HASH
+from services.platform.envelope import NOBODY, PUBLIC, Envelope, NewEvent
+from services.platform.errors import (
     AlreadyExists,
     DomainError,
     InvalidArgument,
     NotFound,
     RuleViolation,
 )
-from services.kernel.store.base import seal
+from services.platform.store.base import seal
 
 GAME = "g1"
 SEED = bytes(range(32))

@@ -116,7 +116,7 @@ def test_rejection_sampling_rejects_the_biased_tail():
 
 
 def test_verify_ledger_names_the_first_tampered_roll():
-    from services.kernel.envelope import Envelope
+    from services.platform.envelope import Envelope
 
     def env(version: int, type_: str, data: dict) -> Envelope:
         return Envelope(

@@ -10,12 +10,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.kernel.errors import InvalidArgument
 from services.matchmaking.engine import Matchmaker, Request
 from services.matchmaking.matcher import find_groups
 from services.matchmaking.model import Ticket
 from services.matchmaking.modes import load_modes
 from services.matchmaking.state import MemoryState
+from services.platform.errors import InvalidArgument
 
 # a solo mode with a challenge level, as Land's Solo Variant II will be, and a 2-player
 # mode with one, to check that one game never mixes levels

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from services.kernel.games import forfeit_outcome
 from services.matchmaking.model import RatingRow
 from services.matchmaking.ratings import default_row, placements, rate
+from services.platform.games import forfeit_outcome
 
 SEATS = {"hero": "alice", "dungeon_lord": "bob"}
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from services.kernel.games import SEAT_WARNED
 from services.matchmaking.model import GameRecord
 from services.matchmaking.modes import load_modes
 from services.matchmaking.pools import GameSummary
 from services.matchmaking.timers import FORFEIT, IDLE, TAKE_OVER, WARN, _age, decide_timer
+from services.platform.games import SEAT_WARNED
 
 MODES = load_modes()
 RANKED = MODES["fallen/ranked"]  # 180 s, then 60 s grace, forfeit

@@ -9,7 +9,7 @@ from typing import Any
 from services.audit.logfile import store_records
 from services.audit.verify import verify_game
 from services.dice.engine import roll_event
-from services.kernel.store.sqlite import SqliteEventStore
+from services.platform.store.sqlite import SqliteEventStore
 from tests.support.projections_play import engines, finished_game, rechain
 
 RULES_OF = engines().get

@@ -11,8 +11,8 @@ import pytest
 from services.audit.logfile import parse_jsonl, store_records, to_jsonl
 from services.audit.verify import verify_game
 from services.deck.engine import DeckEngine
-from services.kernel.decision import decision_key
-from services.kernel.store.sqlite import SqliteEventStore
+from services.platform.decision import decision_key
+from services.platform.store.sqlite import SqliteEventStore
 from services.projections import core
 from services.projections.records import record_envelope
 from tests.support.projections_play import (

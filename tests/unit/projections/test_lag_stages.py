@@ -9,9 +9,9 @@ import os
 
 import pytest
 
-from services.kernel.envelope import NewEvent
-from services.projections.bench_broker import relayed
-from services.projections.cpus import CpuMeter, children_named, split_cpus
+from benchmarks.broker import relayed
+from benchmarks.cpus import CpuMeter, children_named, split_cpus
+from services.platform.envelope import NewEvent
 from services.projections.stages import Stages, quantiles
 
 

@@ -8,9 +8,9 @@ from dataclasses import replace
 
 import pytest
 
-from services.kernel.envelope import Envelope
-from services.kernel.store.sqlite import SqliteEventStore
-from services.kernel.upcast import Upcasters
+from services.platform.envelope import Envelope
+from services.platform.store.sqlite import SqliteEventStore
+from services.platform.upcast import Upcasters
 from services.projections import core
 from services.projections.core import GameProjection, Gap, NeedsState
 from services.projections.records import audit_record, record_envelope, seat_feed

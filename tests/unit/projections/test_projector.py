@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from services.kernel.envelope import Envelope
-from services.kernel.games import GAME_ENDED
-from services.kernel.store.sqlite import SqliteEventStore
+from services.platform.envelope import Envelope
+from services.platform.games import GAME_ENDED
+from services.platform.store.sqlite import SqliteEventStore
 from services.projections import core
 from services.projections.projector import Projector
 from services.projections.records import audit_record

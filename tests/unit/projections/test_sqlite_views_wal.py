@@ -1,5 +1,5 @@
 """The SQLite view store commits on the event loop and checkpoints its WAL on worker threads
-(services/kernel/store/sqlite_wal.py)."""
+(services/platform/store/sqlite_wal.py)."""
 
 from __future__ import annotations
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.kernel.canonical import canonical_json
+from services.platform.canonical import canonical_json
 from services.projections.viewtext import ViewText
-from services.rules.kernel.api import Setup
+from services.rules.engine.api import Setup
 from services.rules.playout import play
 from services.rules.registry import load
 

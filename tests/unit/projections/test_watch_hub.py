@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from services.projections.viewstore import Batch, open_view_store
+from services.projections.open_views import open_view_store
+from services.projections.viewstore import Batch
 from services.projections.watch import QUEUE_SIZE, WatchHub
 
 

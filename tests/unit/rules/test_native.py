@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from services import native
-from services.rules.common.api import Setup
+from services.rules.engine.api import Setup
 from services.rules.playout import play
 from services.rules.registry import load
 
@@ -33,7 +33,7 @@ def digest() -> str:
 
 # The same digest in a new process, and where that process loaded the kernel's flow from.
 DIGEST = """
-from services.rules.kernel import flow
+from services.rules.engine import flow
 from tests.unit.rules.test_native import digest
 print(digest(), flow.__file__)
 """
@@ -82,7 +82,7 @@ def test_given_a_changed_source_then_every_module_loads_from_source(
     # given the switch unset and a manifest whose digest of one source no longer matches it
     monkeypatch.delenv("FALLEN_NATIVE", raising=False)
     manifest = {"abi": sys.implementation.cache_tag, "sources": native.digests()}
-    manifest["sources"]["services.rules.kernel.flow"] = "0" * 64
+    manifest["sources"]["services.rules.engine.flow"] = "0" * 64
     path = tmp_path / ".native.json"
     path.write_text(json.dumps(manifest))
     monkeypatch.setattr(native, "MANIFEST", path)
@@ -90,7 +90,7 @@ def test_given_a_changed_source_then_every_module_loads_from_source(
     # when the status is read
     status = native.status()
     # then the engine runs from source, naming the changed file
-    assert status == "pure (stale: services/rules/kernel/flow.py changed since the build)"
+    assert status == "pure (stale: services/rules/engine/flow.py changed since the build)"
 
 
 def test_given_a_build_for_another_python_then_it_is_not_used(

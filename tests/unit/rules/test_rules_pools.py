@@ -7,9 +7,9 @@ import pytest
 from services.app import SINGLE_SERVICES
 from services.dice.engine import ROLLED, DiceEngine, dice_stream
 from services.dice.service import check_visible_to
-from services.kernel.errors import InvalidArgument
-from services.kernel.store.sqlite import SqliteEventStore
-from services.rules.common.api import Command
+from services.platform.errors import InvalidArgument
+from services.platform.store.sqlite import SqliteEventStore
+from services.rules.engine.api import Command
 from services.rules.pools import POOLS, admits, describe, pool_for
 from services.rules.runner import GameRunner
 from tests.support.toy_game import RULES as TOY

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from services.dice.engine import DiceEngine
-from services.kernel.errors import VersionConflict
-from services.kernel.store.sqlite import SqliteEventStore
+from services.platform.errors import VersionConflict
+from services.platform.store.sqlite import SqliteEventStore
 from services.rules import runner as runner_mod
-from services.rules.common.api import Command
+from services.rules.engine.api import Command
 from services.rules.runner import GameRunner
 from tests.support.toy_game import RULES as TOY
 

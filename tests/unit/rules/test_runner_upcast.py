@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from services.dice.engine import DiceEngine
-from services.kernel.envelope import NewEvent
-from services.kernel.store.sqlite import SqliteEventStore
+from services.platform.envelope import NewEvent
+from services.platform.store.sqlite import SqliteEventStore
 from services.rules.runner import GameRunner
 from tests.support.toy_game import ToyRules
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.kernel.errors import InvalidArgument
+from services.platform.errors import InvalidArgument
 from services.rules.solo_records import (
     SoloRecord,
     check_request,

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from services.rules.common.api import CHANCE, Command, Event, Setup
+from services.rules.engine.api import CHANCE, Command, Event, Setup
+from services.rules.engine.dealer import Dealer
 from services.rules.fallen import RULES
 from services.rules.fallen.cards import LATEST
 from services.rules.fallen.state import DL, HERO, State
-from services.rules.kernel.dealer import Dealer
 
 END = ("window_open", {"name": "test_end", "who": HERO})
 

@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from services.kernel.canonical import canonical_json
-from services.rules.common.api import Command, Event, Setup
+from services.platform.canonical import canonical_json
+from services.rules.engine.api import Command, Event, Setup
 from services.rules.fallen import RULES
 from services.rules.fallen.bot import heuristic
 from services.rules.playout import play

@@ -6,6 +6,7 @@ stale answer would be the first one again.
 
 from __future__ import annotations
 
+from services.rules.engine.state import FrozenMap, with_
 from services.rules.fallen import derived as dv
 from services.rules.fallen.cards import catalog_of, data_version
 from services.rules.fallen.state import DL, HERO, State
@@ -15,7 +16,6 @@ from services.rules.fallen.windows import (
     hero_abilities,
     window_options,
 )
-from services.rules.kernel.state import FrozenMap, with_
 
 
 def _state(zones: dict[str, tuple[str, ...]], **vars_: object) -> State:

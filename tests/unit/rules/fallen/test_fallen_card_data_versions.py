@@ -1,7 +1,7 @@
 """Card-data versions: a game records the data set it was created with and replays with it.
 
 Old logs (no version recorded) replay with the original data: see also
-tests/unit/rules/kernel/test_legacy_log.py, which verifies a log recorded before versions.
+tests/unit/rules/engine/test_legacy_log.py, which verifies a log recorded before versions.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from services.audit.logfile import store_records
 from services.audit.verify import verify_game
 from services.bots.policies import Choice, Turn
 from services.dice.engine import DiceEngine
-from services.kernel.errors import InvalidArgument
-from services.kernel.store.sqlite import SqliteEventStore
-from services.rules.common.api import Command, Setup
+from services.platform.errors import InvalidArgument
+from services.platform.store.sqlite import SqliteEventStore
+from services.rules.engine.api import Command, Setup
 from services.rules.fallen import RULES
 from services.rules.fallen.bot import heuristic
 from services.rules.fallen.cards import FIRST, LATEST, VERSIONS, catalog_of, data_version, using

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from fallen_harness import Game
 
-from services.kernel.errors import InvalidArgument, RuleViolation
-from services.rules.common.api import CHANCE, Command, Setup
+from services.platform.errors import InvalidArgument, RuleViolation
+from services.rules.engine.api import CHANCE, Command, Setup
 from services.rules.fallen import RULES
 from services.rules.fallen.state import DL, HERO
 

@@ -10,10 +10,10 @@ from services.audit.verify import verify_game
 from services.deck.engine import deck_stream
 from services.deck.zones import CARD_DISCARDED, CARDS_DRAWN, DECK_SHUFFLED
 from services.dice.engine import DiceEngine
-from services.kernel.envelope import NOBODY
-from services.kernel.games import game_stream
-from services.kernel.store.sqlite import SqliteEventStore
-from services.rules.common.api import Setup
+from services.platform.envelope import NOBODY
+from services.platform.games import game_stream
+from services.platform.store.sqlite import SqliteEventStore
+from services.rules.engine.api import Setup
 from services.rules.fallen import RULES
 from services.rules.fallen.state import DL, HERO
 from services.rules.playout import pick, play

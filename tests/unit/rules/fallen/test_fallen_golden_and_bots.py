@@ -8,7 +8,7 @@ from collections import Counter
 
 import pytest
 
-from services.rules.common.api import Command, Event, Setup
+from services.rules.engine.api import Command, Event, Setup
 from services.rules.fallen import RULES
 from services.rules.fallen.bot import heuristic
 from services.rules.fallen.cards import using

@@ -9,7 +9,7 @@ import json
 
 from fallen_harness import Game
 
-from services.rules.common.api import NOBODY, PUBLIC, Setup
+from services.rules.engine.api import NOBODY, PUBLIC, Setup
 from services.rules.fallen import RULES
 from services.rules.fallen.bot import heuristic
 from services.rules.fallen.cards import catalog

@@ -16,15 +16,15 @@ from typing import Any
 
 import pytest
 
-from services.kernel.errors import RuleViolation
-from services.rules.common.api import CHANCE, DECK_KINDS, NOBODY, PUBLIC, Command, Event, Setup
+from services.platform.errors import RuleViolation
+from services.rules.engine.api import CHANCE, DECK_KINDS, NOBODY, PUBLIC, Command, Event, Setup
+from services.rules.engine.dealer import Dealer
+from services.rules.engine.state import deck_key
 from services.rules.fallen import RULES
 from services.rules.fallen.cards import catalog
 from services.rules.fallen.dice_faces import faces_of
 from services.rules.fallen.setup import initial_zones
 from services.rules.fallen.state import DL, HERO, SEATS, State, zone_seen_by
-from services.rules.kernel.dealer import Dealer
-from services.rules.kernel.state import deck_key
 
 PLAYOUTS = int(os.environ.get("FALLEN_PLAYOUTS", "40"))
 MAX_STEPS = 5000

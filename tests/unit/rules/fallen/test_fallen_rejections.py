@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 from fallen_harness import Game, dealt_start
 
-from services.kernel.errors import RuleViolation
-from services.rules.common.api import Command
+from services.platform.errors import RuleViolation
+from services.rules.engine.api import Command
 from services.rules.fallen import RULES
 from services.rules.fallen.explain import why_not
 from services.rules.fallen.state import DL, HERO, State

@@ -12,8 +12,8 @@ import pickle
 
 import pytest
 
-from services.kernel.canonical import canonical_json
-from services.rules.common.api import Setup
+from services.platform.canonical import canonical_json
+from services.rules.engine.api import Setup
 from services.rules.fallen import RULES
 from services.rules.fallen.cards import catalog, using
 from services.rules.fallen.engine import version_of

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.kernel.canonical import canonical_json
+from services.platform.canonical import canonical_json
 from services.rules.fallen import RULES
 from services.rules.fallen.state import DL, HERO
 from services.rules.fallen.texts import SharedPart

@@ -6,10 +6,10 @@ import hashlib
 from collections.abc import Callable
 from typing import Any
 
-from services.rules.kernel.api import CHANCE, Command, Setup
-from services.rules.kernel.dealer import Dealer
-from services.rules.kernel.flow import Ctx
-from services.rules.kernel.state import State
+from services.rules.engine.api import CHANCE, Command, Setup
+from services.rules.engine.dealer import Dealer
+from services.rules.engine.flow import Ctx
+from services.rules.engine.state import State
 from services.rules.land import RULES
 from services.rules.land.data import card
 from services.rules.land.flow import REGISTRY

@@ -11,8 +11,8 @@ from collections import Counter
 from itertools import product
 
 from services.dice.kinds import catalog, read_composite
-from services.rules.kernel.api import CHANCE, Command
-from services.rules.kernel.chance import faces_of
+from services.rules.engine.api import CHANCE, Command
+from services.rules.engine.chance import faces_of
 from services.rules.land import RULES
 from services.rules.land.setup_flow import D100, percentile
 from tests.unit.rules.land.support import drive, setup

@@ -9,7 +9,7 @@ test_land_pvp_window.py.)
 
 from __future__ import annotations
 
-from services.rules.kernel.flow import Ctx
+from services.rules.engine.flow import Ctx
 from services.rules.land import finance
 from services.rules.land.data import card, catalog
 from services.rules.land.exploits import _deed_options

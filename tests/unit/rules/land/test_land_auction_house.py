@@ -6,7 +6,7 @@ player's Auction House at its listed value, paid to the owner, who cannot refuse
 
 from __future__ import annotations
 
-from services.rules.kernel.flow import Ctx
+from services.rules.engine.flow import Ctx
 from services.rules.land.data import card, catalog
 from services.rules.land.flow import REGISTRY
 from services.rules.land.turn import _auction_done

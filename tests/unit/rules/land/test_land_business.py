@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.kernel.errors import RuleViolation
+from services.platform.errors import RuleViolation
 from services.rules.land.business import (
     check_context,
     deal_counts,

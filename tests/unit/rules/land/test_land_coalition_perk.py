@@ -8,9 +8,9 @@ Financial period's Purchase sub-phase (our choice of the Town Business moment).
 
 from __future__ import annotations
 
-from services.rules.kernel.api import CHANCE
-from services.rules.kernel.flow import Ctx
-from services.rules.kernel.state import State
+from services.rules.engine.api import CHANCE
+from services.rules.engine.flow import Ctx
+from services.rules.engine.state import State
 from services.rules.land.data import factions
 from services.rules.land.finance import perk_draw
 from tests.unit.rules.land.support import act, drive, edit, legal, setup, waiting

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.rules.kernel.api import Setup
-from services.rules.kernel.flow import Ctx
+from services.rules.engine.api import Setup
+from services.rules.engine.flow import Ctx
 from services.rules.land.abilities import targets, use_options
 from services.rules.land.data import catalog, factions
 from services.rules.land.flow import REGISTRY

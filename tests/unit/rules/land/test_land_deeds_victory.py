@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.kernel.errors import RuleViolation
+from services.platform.errors import RuleViolation
 from services.rules.land.deeds import Weeks, deed_cost, gain, new_turn, spend
 from services.rules.land.victory import Standing, check_end_of_phase, clamp_track, thresholds
 

@@ -7,7 +7,7 @@ from dataclasses import replace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.kernel.errors import RuleViolation
+from services.platform.errors import RuleViolation
 from services.rules.land.data import economy
 from services.rules.land.economy import (
     Bank,

@@ -14,9 +14,9 @@ import itertools
 from collections.abc import Callable
 from typing import Any
 
-from services.rules.kernel.api import CHANCE, Event
-from services.rules.kernel.dealer import Dealer
-from services.rules.kernel.state import State
+from services.rules.engine.api import CHANCE, Event
+from services.rules.engine.dealer import Dealer
+from services.rules.engine.state import State
 from services.rules.land import RULES
 from services.rules.land.data import catalog, deck_cards, economy
 from services.rules.land.flow import REGISTRY

@@ -6,8 +6,8 @@ from collections import Counter
 
 import pytest
 
-from services.kernel.errors import InvalidArgument
-from services.rules.common.api import Setup
+from services.platform.errors import InvalidArgument
+from services.rules.engine.api import Setup
 from services.rules.land import RULES
 from services.rules.playout import play
 

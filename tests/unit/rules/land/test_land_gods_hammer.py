@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.rules.kernel.api import Setup
+from services.rules.engine.api import Setup
 from services.rules.land import RULES
 from services.rules.land.gods_hammer import blast, fallout_survives, fate, push_out
 from services.rules.land.hexmap import adjacent, game_map

@@ -6,7 +6,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from services.rules.kernel.api import Setup
+from services.rules.engine.api import Setup
 from services.rules.land import RULES
 from services.rules.land.bot import heuristic
 from services.rules.playout import play

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.rules.kernel.api import Setup
+from services.rules.engine.api import Setup
 from services.rules.land import RULES
 from services.rules.land.data import economy, factions
 from services.rules.land.economy import Bank, Town, sell_tech, upgrade_from_bank, upgrade_tech
@@ -62,7 +62,7 @@ def test_modifier_1_tier_two_counts_as_two() -> None:
     assert town.techs[TECHS[0]] == 2 and bank.techs is not None and bank.techs[TECHS[0]] == 1
     _, back = sell_tech(town, bank, TECHS[0], per_tier=True)
     assert back.techs is not None and back.techs[TECHS[0]] == 3
-    from services.kernel.errors import RuleViolation
+    from services.platform.errors import RuleViolation
 
     with pytest.raises(RuleViolation):
         upgrade_from_bank(_town({TECHS[0]: 1}), _bank(0), TECHS[0])

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from services.rules.kernel.api import Setup
+from services.rules.engine.api import Setup
 from services.rules.land import RULES
 from services.rules.playout import play
 from tests.support.hidden_scan import scan_game

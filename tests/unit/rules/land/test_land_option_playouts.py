@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from services.rules.kernel.api import Setup
-from services.rules.kernel.state import State
+from services.rules.engine.api import Setup
+from services.rules.engine.state import State
 from services.rules.land import RULES
 from services.rules.land.damage import can_carry
 from services.rules.land.solo_decks import RED_DOT_DECK, solo_deck

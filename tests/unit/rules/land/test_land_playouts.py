@@ -11,8 +11,8 @@ from collections import Counter
 
 import pytest
 
-from services.rules.kernel.api import Setup
-from services.rules.kernel.state import State
+from services.rules.engine.api import Setup
+from services.rules.engine.state import State
 from services.rules.land import RULES
 from services.rules.land.data import economy, factions
 from services.rules.land.solo_decks import solo_deck

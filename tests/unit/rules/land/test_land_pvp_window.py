@@ -14,8 +14,8 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
-from services.rules.kernel.flow import Ctx
-from services.rules.kernel.state import State
+from services.rules.engine.flow import Ctx
+from services.rules.engine.state import State
 from services.rules.land import checks_flow
 from services.rules.land.flow import REGISTRY
 from services.rules.land.pvp import pvp_bonus

@@ -7,9 +7,9 @@ from functools import cache
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.kernel.errors import InvalidArgument, RuleViolation
-from services.rules.kernel.api import Command, Setup
-from services.rules.kernel.state import State
+from services.platform.errors import InvalidArgument, RuleViolation
+from services.rules.engine.api import Command, Setup
+from services.rules.engine.state import State
 from services.rules.land import RULES
 from services.rules.land.engine import SCHEMAS
 from services.rules.playout import play

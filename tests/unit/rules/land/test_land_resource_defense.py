@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from services.kernel.errors import RuleViolation
-from services.rules.kernel.flow import Ctx
+from services.platform.errors import RuleViolation
+from services.rules.engine.flow import Ctx
 from services.rules.land.data import economy
 from services.rules.land.economy import (
     Town,

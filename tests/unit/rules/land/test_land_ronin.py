@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from services.rules.kernel.api import Setup
-from services.rules.kernel.flow import Ctx
+from services.rules.engine.api import Setup
+from services.rules.engine.flow import Ctx
 from services.rules.land import RULES
 from services.rules.land.data import factions
 from services.rules.land.economy import adjust

@@ -6,8 +6,8 @@ from collections import Counter
 
 import pytest
 
-from services.kernel.errors import InvalidArgument
-from services.rules.kernel.api import Setup
+from services.platform.errors import InvalidArgument
+from services.rules.engine.api import Setup
 from services.rules.land import RULES
 from services.rules.land.data import card, catalog, deck_cards
 from services.rules.land.setup import setup_numbers, validate_options

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import pytest
 
-from services.kernel.errors import InvalidArgument
-from services.rules.kernel.api import Setup
-from services.rules.kernel.flow import Ctx
+from services.platform.errors import InvalidArgument
+from services.rules.engine.api import Setup
+from services.rules.engine.flow import Ctx
 from services.rules.land import RULES, finance
 from services.rules.land.data import card, catalog
 from services.rules.land.flow import REGISTRY

@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from services.kernel.errors import InvalidArgument
-from services.rules.kernel.api import Setup
-from services.rules.kernel.flow import Ctx
-from services.rules.kernel.state import State
+from services.platform.errors import InvalidArgument
+from services.rules.engine.api import Setup
+from services.rules.engine.flow import Ctx
+from services.rules.engine.state import State
 from services.rules.land import RULES
 from services.rules.land.data import card, catalog, economy, factions
 from services.rules.land.flow import REGISTRY

@@ -13,9 +13,9 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.rules.kernel.api import Setup
-from services.rules.kernel.flow import Ctx
-from services.rules.kernel.state import State
+from services.rules.engine.api import Setup
+from services.rules.engine.flow import Ctx
+from services.rules.engine.state import State
 from services.rules.land import RULES
 from services.rules.land.damage import can_carry, carried_weight
 from services.rules.land.data import card, catalog, factions

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from services.rules.kernel.api import Setup
-from services.rules.kernel.flow import Ctx
+from services.rules.engine.api import Setup
+from services.rules.engine.flow import Ctx
 from services.rules.land import finance
 from services.rules.land.data import card, catalog
 from services.rules.land.flow import REGISTRY

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from services.kernel.errors import RuleViolation
-from services.rules.kernel.flow import Ctx
+from services.platform.errors import RuleViolation
+from services.rules.engine.flow import Ctx
 from services.rules.land.data import card, catalog
 from services.rules.land.party import Party, can_load, equip, skill_values, vehicle_capacity
 from services.rules.land.state import party

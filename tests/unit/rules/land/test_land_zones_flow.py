@@ -60,7 +60,7 @@ def test_turn_order_starts_with_the_first_player() -> None:
 def test_end_turn_advances_the_turn_marker_and_passes_first_player_to_the_next_seat() -> None:
     # IV End Turn: "A. Adjust the Turn Marker"; the next first player is the next seat
     # (docs/games/land.md register 6)
-    from services.rules.kernel.api import Setup
+    from services.rules.engine.api import Setup
     from services.rules.land import RULES
     from services.rules.playout import play
 

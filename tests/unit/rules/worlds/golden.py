@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from services.bots.policies import policy_for
-from services.rules.common.api import Command, Event, Setup
+from services.rules.engine.api import Command, Event, Setup
 from services.rules.playout import play
 from services.rules.registry import load
 from tests.unit.rules.fallen.golden import dump, events_digest

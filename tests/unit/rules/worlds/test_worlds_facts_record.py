@@ -8,7 +8,7 @@ from pathlib import Path
 
 from services.audit.logfile import parse_jsonl
 from services.audit.verify import verify_game
-from services.rules.common.api import Setup
+from services.rules.engine.api import Setup
 from services.rules.playout import play
 from services.rules.registry import load
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from services.rules.common.api import Command, Event, Setup
+from services.rules.engine.api import Command, Event, Setup
 from tests.unit.rules.worlds.golden import GOLDEN, RULES, events_digest
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from services.rules.common.api import Setup
+from services.rules.engine.api import Setup
 from services.rules.playout import play
 from services.rules.registry import load
 from services.rules.worlds import vocab

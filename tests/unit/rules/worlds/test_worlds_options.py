@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.kernel.errors import InvalidArgument
+from services.platform.errors import InvalidArgument
 from services.rules.worlds.options import parse, seal
 
 

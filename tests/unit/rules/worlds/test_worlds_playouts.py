@@ -7,7 +7,7 @@ from collections import Counter
 import pytest
 
 from services.bots.policies import policy_for
-from services.rules.common.api import Setup
+from services.rules.engine.api import Setup
 from services.rules.playout import play
 from services.rules.registry import load
 from services.rules.worlds import vocab

@@ -12,7 +12,7 @@ from dataclasses import replace
 from types import MappingProxyType
 from typing import Any
 
-from services.rules.common.api import Command
+from services.rules.engine.api import Command
 from services.rules.registry import load
 from services.rules.worlds import moves
 from services.rules.worlds.effects import run

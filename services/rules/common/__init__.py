@@ -1,1 +1,0 @@
-"""The contract every game engine implements, and helpers shared by engines."""
