@@ -13,6 +13,7 @@ from typing import Annotated, Any
 import typer
 
 from benchmarks.cli import bench_app
+from services.app import SINGLE_SERVICES
 from services.cli.play import play, view
 from services.projections.cli import register as register_projections
 
@@ -27,7 +28,9 @@ DEFAULT_ADDRESS = "127.0.0.1:50051"
 
 @app.command()
 def serve(
-    service: Annotated[str, typer.Argument(help="'all', or one service alone: dice, deck")] = "all",
+    service: Annotated[
+        str, typer.Argument(help=f"'all', or one service alone: {', '.join(SINGLE_SERVICES)}")
+    ] = "all",
     address: Annotated[
         str, typer.Option(envvar="FALLEN_ADDRESS", help="HOST:PORT to listen on")
     ] = DEFAULT_ADDRESS,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from typer.testing import CliRunner
 
 from services.cli.main import app
@@ -52,3 +54,17 @@ def test_relay_needs_a_kafka_stream(monkeypatch, tmp_path):
     )
     assert result.exit_code != 0
     assert "kafka://" in result.output
+
+
+def test_serve_help_names_every_single_service():
+    # given the services `fallenctl serve` can run alone
+    from services.app import SINGLE_SERVICES
+
+    # when its help is printed (wide, so no name is wrapped)
+    result = runner.invoke(app, ["serve", "--help"], terminal_width=400, env={"COLUMNS": "400"})
+    # then it names each of them
+    assert result.exit_code == 0, result.output
+    flat = " ".join(result.output.split())
+    listed = set(re.findall(r"[a-z][a-z-]*[a-z]", flat))
+    missing = [name for name in SINGLE_SERVICES if name not in listed]
+    assert not missing, missing
