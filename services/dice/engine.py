@@ -410,11 +410,9 @@ def _check_settable(ledger: Ledger, seat: str) -> None:
     """Raise unless a seat of a game committed with its seats may give its seed now."""
     if seat not in ledger.seats:
         raise InvalidArgument("seat", f"{quote(seat)} is not a seat of the game")
-    given = dict(ledger.client_seeds)
-    if seat in given:
-        raise AlreadyExists(f"seat {quote(seat)} has given its client seed already")
     if deadline_passed(ledger, now_utc()):
         raise RuleViolation(
-            f"the deadline for client seeds passed at {ledger.seed_deadline}; "
-            f"seat {quote(seat)} plays with the empty seed"
+            f"the deadline for client seeds passed at {ledger.seed_deadline}; the seeds are fixed"
         )
+    if seat in dict(ledger.client_seeds):
+        raise AlreadyExists(f"seat {quote(seat)} has given its client seed already")
