@@ -23,6 +23,7 @@ from services.dice.ledger import (
     SHUFFLE_DRAWN,
     combine_client_seeds,
 )
+from services.dice.seeds import bot_seed
 from services.platform.envelope import PUBLIC, Envelope
 
 DECK_SHUFFLED = "DeckShuffled"
@@ -116,6 +117,7 @@ def check_dice(game_id: str, dice_events: Sequence[Envelope]) -> DiceFindings:
     """Return the findings of re-deriving every draw of a game's dice stream."""
     out = DiceFindings()
     seeds: dict[str, str] = {}
+    seats: list[str] = []  # every seat, when the game was committed with its seats
     committed: Envelope | None = None
     revealed: Envelope | None = None
     for env in dice_events:
@@ -125,12 +127,17 @@ def check_dice(game_id: str, dice_events: Sequence[Envelope]) -> DiceFindings:
                 committed = env
                 out.commitment = str(d["commitment"])
                 seeds = {"": d["client_seed"]} if d.get("client_seed") else {}
+                seats = [str(s) for s in d.get("seats", [])]
             elif env.type == CLIENT_SEED_SET:
-                if out.draws:
-                    out.problems.append(Problem(*_where(env), "client seed set after a draw"))
+                out.problems += _seed_problems(env, out, seats, seeds)
                 seeds.pop("", None)
                 seeds[str(d["seat"])] = str(d["seat_seed"])
             elif env.type in (ROLLED, SHUFFLE_DRAWN):
+                if seats and set(seeds) != set(seats):
+                    missing = sorted(set(seats) - set(seeds))
+                    out.problems.append(
+                        Problem(*_where(env), f"drawn before seat(s) {missing} had a client seed")
+                    )
                 nonce = int(d["nonce"])
                 if nonce != len(out.draws):
                     out.problems.append(
@@ -180,6 +187,21 @@ def check_dice(game_id: str, dice_events: Sequence[Envelope]) -> DiceFindings:
             )
         out.checked += 1
     return out
+
+
+def _seed_problems(
+    env: Envelope, out: DiceFindings, seats: list[str], seeds: dict[str, str]
+) -> list[Problem]:
+    """Return the problems of one DiceClientSeedSet (docs/fairness.md, "Client seeds")."""
+    d = env.data
+    found: list[Problem] = []
+    if out.draws:
+        found.append(Problem(*_where(env), "client seed set after a draw"))
+    if seats and (d["seat"] not in seats or d["seat"] in seeds):
+        found.append(Problem(*_where(env), f"seat {d['seat']!r} is no seat or has a seed"))
+    if d.get("source") == "bot" and d["seat_seed"] != bot_seed(out.commitment, str(d["seat"])):
+        found.append(Problem(*_where(env), "a bot seat's seed is not derived from the commitment"))
+    return found
 
 
 def _zone_cards(state: Any, zone: str) -> list[str] | None:
