@@ -72,9 +72,14 @@ async def _remote_records(game_id: str, target: str, token: str | None) -> list[
             )
         except grpc.aio.AioRpcError as err:
             raise Refused(f"{err.code().name}: {err.details()}") from err
+    from services.audit.logfile import LoggedRecord
     from services.platform.grpcx.structs import struct_to_py
 
-    return [struct_to_py(r.record) for r in resp.records]
+    # each record's export line, byte for byte (a Struct would turn integers into doubles)
+    return [
+        LoggedRecord(json.loads(r.line), r.line) if r.line else struct_to_py(r.record)
+        for r in resp.records
+    ]
 
 
 async def _store_records(game_id: str, url: str) -> list[dict[str, Any]]:

@@ -14,6 +14,9 @@ AUDIT_FIELDS = (*HASHED_FIELDS, "hash", "position", "schema_version")
 GAME_FAMILIES = ("game", "dice", "deck", "dispute")
 
 
+HASHED = ("stream", "version", "type", "visibility", "data", "prev_hash")
+
+
 def audit_record(env: Envelope) -> dict[str, Any]:
     """Return the audit record of an event (one line of an audit export)."""
     return {
@@ -27,6 +30,11 @@ def audit_record(env: Envelope) -> dict[str, Any]:
         "position": env.position,
         "schema_version": env.schema_version,
     }
+
+
+def hashed_text(rec: Mapping[str, Any]) -> str:
+    """Return the text an audit record's hash is the SHA-256 of (docs/audit.md)."""
+    return canonical_json({k: rec[k] for k in HASHED})
 
 
 def audit_line(env: Envelope) -> str:

@@ -17,13 +17,14 @@ from services.audit import disputes
 from services.audit.logfile import store_records
 from services.audit.verify import Report, verify_game
 from services.platform.auth import Principal, principal_from_metadata
+from services.platform.canonical import canonical_json
 from services.platform.errors import DomainError, InvalidArgument, NotFound, PermissionDenied, quote
 from services.platform.games import check_game_id, game_ended, game_info
 from services.platform.grpcx.rpc import rpc, status_for
 from services.platform.grpcx.server import Mount
 from services.platform.grpcx.structs import to_struct, to_value
 from services.platform.store.base import EventStore
-from services.projections.records import GAME_FAMILIES, game_streams, may_see
+from services.projections.records import GAME_FAMILIES, game_streams, hashed_text, may_see
 from services.projections.replay_views import Step, merge_patch, replay_steps
 from services.projections.viewstore import ViewRecord, ViewStore
 from services.projections.watch import WatchHub
@@ -284,7 +285,10 @@ class ProjectionServicer(pb_grpc.ProjectionServiceServicer):
         )
         resp = pb.ReadAuditLogResponse(
             game_id=request.game_id,
-            records=[pb.AuditRecord(record=to_struct(r)) for r in records],
+            records=[
+                pb.AuditRecord(record=to_struct(r), line=canonical_json(r), hashed=hashed_text(r))
+                for r in records
+            ],
             commitment=report.commitment,
             server_seed=report.server_seed,
             chain_ok=report.chain_ok,

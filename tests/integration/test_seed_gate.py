@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
@@ -10,6 +11,7 @@ from typing import Any
 import grpc
 import pytest
 from fallen.dice.v1 import dice_pb2, dice_pb2_grpc
+from fallen.projections.v1 import projections_pb2, projections_pb2_grpc
 from fallen.rules.v1 import rules_pb2, rules_pb2_grpc
 
 from services.app import Backend, serve
@@ -17,6 +19,7 @@ from services.audit.logfile import store_records
 from services.audit.verify import verify_game
 from services.dice.engine import dice_stream
 from services.platform.auth import issue_token
+from services.platform.canonical import canonical_json
 from services.platform.games import game_stream
 from services.platform.grpcx.structs import to_struct
 from services.platform.store.sqlite import SqliteEventStore
@@ -56,6 +59,7 @@ CASES = {
 class Api:
     rules: rules_pb2_grpc.RulesServiceStub
     dice: dice_pb2_grpc.DiceServiceStub
+    views: projections_pb2_grpc.ProjectionServiceStub
     store: SqliteEventStore
     backend: Backend
 
@@ -72,6 +76,7 @@ async def api(tmp_path, monkeypatch) -> AsyncIterator[Api]:
         yield Api(
             rules_pb2_grpc.RulesServiceStub(channel),
             dice_pb2_grpc.DiceServiceStub(channel),
+            projections_pb2_grpc.ProjectionServiceStub(channel),
             store,
             backend,
         )
@@ -169,3 +174,14 @@ async def test_chance_waits_for_every_seat_then_the_game_plays_and_verifies(api:
     checked = rederive(gid, records)
     assert checked.draws == len(await draws(api, gid)) and checked.draws > 0
     assert checked.seats == tuple(seats)
+    # and ReadAuditLog gives each record's export line and the exact text its hash covers
+    audit = await api.views.ReadAuditLog(
+        projections_pb2.ReadAuditLogRequest(game_id=gid), metadata=md(case.seats[seat0])
+    )
+    exported = [canonical_json(r) for r in records]
+    assert [r.line for r in audit.records] == exported
+    lines = [json.loads(r.line) for r in audit.records]
+    for r, rec in zip(audit.records, lines, strict=True):
+        assert hashlib.sha256(r.hashed.encode("utf-8")).hexdigest() == rec["hash"]
+        assert json.loads(r.hashed) == {k: rec[k] for k in json.loads(r.hashed)}
+    assert rederive(gid, lines) == checked
