@@ -343,7 +343,13 @@ class DiceEngine:
             raise RuleViolation(f"game {game_id!r} has not ended; the seed stays secret until then")
         seed = await self._seed(game_id)
         event = NewEvent(
-            SEED_REVEALED, {"server_seed": seed.hex(), "commitment": ledger.commitment}, PUBLIC
+            SEED_REVEALED,
+            {
+                "server_seed": seed.hex(),
+                "commitment": ledger.commitment,
+                "draws": ledger.next_nonce,
+            },
+            PUBLIC,
         )
         try:
             await self.store.append(dice_stream(game_id), ledger.version, [event])

@@ -102,6 +102,9 @@ def test_lobby_live_game_and_replay_in_chromium(served: Running, monkeypatch):
             assert page.locator("#fairness").get_attribute("data-ok") == "true"
             fairness = page.locator("#fairness").inner_text()
             assert "✓ SHA-256(seed) matches the commitment" in fairness
+            # and it says how many draws the spectator could not check, and why
+            hidden = int(page.locator("#unchecked").get_attribute("data-unchecked") or 0)
+            assert hidden > 0 and "hidden from spectators" in fairness, fairness
             page.locator("#next").click()
             page.locator("#next").click()
             assert page.locator("#step-label").get_attribute("data-step") == "2"
@@ -128,6 +131,8 @@ def test_lobby_live_game_and_replay_in_chromium(served: Running, monkeypatch):
             assert page.locator("#fairness").get_attribute("data-ok") == "true", fairness
             rolls, shuffles = map(int, re.findall(r"(\d+)/\1 (?:rolls|shuffles)", fairness))
             assert rolls > 0 and shuffles > 0, fairness
+            # and the player's audit log leaves no draw unchecked
+            assert page.locator("#unchecked").get_attribute("data-unchecked") == "0", fairness
             shot(page, "6-replay-as-hero")
             browser.close()
     finally:

@@ -160,19 +160,25 @@
     const publicDice = diceOf(kind);
     if ((window.PublicDice || {})[kind]) {
       const { kinds } = await getJSON("/api/dice/kinds");
-      const committed = records.find((r) => r.type === "DiceSeedCommitted");
-      const seeds = records.filter((r) => r.type === "DiceClientSeedSet");
-      const clientSeed = seeds.length ? seeds[seeds.length - 1].data.client_seed : committed ? committed.data.client_seed : "";
+      const clientSeed = window.Fairness.combinedSeed(records);
       const rolls = steps.map(publicDice).filter(Boolean);
-      await window.Fairness.verifyPublicRolls(verified, gameId, rolls, kinds, clientSeed || "");
+      await window.Fairness.verifyPublicRolls(verified, gameId, rolls, kinds, clientSeed);
     }
     const rolls = Object.values(verified.byNonce).filter((v) => v.kind === "roll");
     const shuffles = Object.values(verified.byNonce).filter((v) => v.kind === "shuffle");
     const allOk = verified.commitmentOk && verified.failed === 0;
+    // draws this reader could not check: the log says how many the game made in all
+    const unchecked = verified.total === null || verified.total === undefined ? null : verified.total - rolls.length - shuffles.length;
+    const hiddenNote = unchecked === null
+      ? el("div", { id: "unchecked" }, "the number of draws this game made is not in its log (revealed before it was recorded)")
+      : unchecked > 0
+        ? el("div", { id: "unchecked", "data-unchecked": String(unchecked) }, `${unchecked} of ${verified.total} draws not checked here: ${seat && tokenInput.value.trim() ? "not in your audit log" : "dice rolled for one seat only and every deck shuffle are hidden from spectators until a player of the game checks them with their token (the rulebooks keep hands and deck order secret)"}`)
+        : el("div", { id: "unchecked", "data-unchecked": "0" }, `all ${verified.total} draws of the game checked`);
     const summary = el("div", { class: "panel", id: "fairness", "data-ok": String(allOk) },
       el("h3", {}, "Fairness (computed in this page)"),
       el("div", { class: verified.commitmentOk ? "ok" : "bad" }, verified.commitmentOk ? "✓ SHA-256(seed) matches the commitment" : "✗ seed does not match the commitment"),
       el("div", {}, `${rolls.filter((r) => r.ok).length}/${rolls.length} rolls and ${shuffles.filter((s) => s.ok).length}/${shuffles.length} shuffles re-derived from the revealed seed, from ${source}`),
+      hiddenNote,
       verified.failed ? el("div", { class: "bad" }, `${verified.failed} mismatches`) : null);
     const boardBox = el("div", { id: "board" });
     const label = el("span", { id: "step-label" });

@@ -62,6 +62,19 @@ async function shuffleOrder(key, gameId, clientSeed, nonce, count) {
 
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 
+// combinedSeed(records): the client seed of every draw (docs/fairness.md, "Client seeds"):
+// `seat=seed` for every seat of DiceSeedCommitted.seats in sorted order, joined with ";".
+function combinedSeed(records) {
+  const committed = records.find((r) => r.type === "DiceSeedCommitted");
+  const given = {};
+  for (const r of records) if (r.type === "DiceClientSeedSet") given[r.data.seat] = r.data.seat_seed;
+  const seats = committed && committed.data.seats;
+  if (seats) return [...seats].sort().map((s) => `${s}=${given[s] ?? ""}`).join(";");
+  const named = Object.keys(given).sort();  // a game committed before seats were recorded
+  if (named.length) return named.map((s) => `${s}=${given[s]}`).join(";");
+  return committed ? committed.data.client_seed || "" : "";
+}
+
 // verifyGame(gameId, records): records are dice/deck events ({type, data}); returns
 // {commitmentOk, seed, byNonce: {nonce: {kind, ok, why}}, shuffles: [...]}.
 async function verifyGame(gameId, records) {
@@ -71,6 +84,8 @@ async function verifyGame(gameId, records) {
   if (!revealed) return result;
   const seed = revealed.data.server_seed;
   result.seed = seed;
+  // how many draws the game made in all (null in games revealed before it was recorded)
+  result.total = typeof revealed.data.draws === "number" ? revealed.data.draws : null;
   const commitment = (committed || revealed).data.commitment;
   result.commitmentOk = (await sha256Hex(hexToBytes(seed))) === commitment;
   const key = await hmacKey(seed);
@@ -135,4 +150,4 @@ async function verifyPublicRolls(result, gameId, rolls, kinds, clientSeed) {
   return result;
 }
 
-window.Fairness = { verifyPublicRolls,  verifyGame, shuffleOrder, hmacKey, Draws, sha256Hex, hexToBytes };
+window.Fairness = { verifyPublicRolls, verifyGame, combinedSeed, shuffleOrder, hmacKey, Draws, sha256Hex, hexToBytes };
