@@ -28,6 +28,7 @@ class Ledger:
     keys: Mapping[str, int] = field(default_factory=dict)
     seats: tuple[str, ...] = ()  # every seat of the game (empty: committed without seats)
     seed_deadline: str = ""  # ISO-8601 UTC: after it a seat's missing seed is recorded empty
+    seed_sources: tuple[tuple[str, str], ...] = ()  # seat -> player | bot | deadline
 
     @property
     def client_seed(self) -> str:
@@ -64,7 +65,12 @@ def evolve(ledger: Ledger, env: Envelope, keep_draws: bool = True) -> Ledger:
     if env.type == CLIENT_SEED_SET:
         by_seat = {k: v for k, v in ledger.client_seeds if k}
         by_seat[d["seat"]] = d["seat_seed"]
-        return replace(ledger, client_seeds=tuple(sorted(by_seat.items())))
+        sources = {**dict(ledger.seed_sources), d["seat"]: str(d.get("source", "player"))}
+        return replace(
+            ledger,
+            client_seeds=tuple(sorted(by_seat.items())),
+            seed_sources=tuple(sorted(sources.items())),
+        )
     if env.type in (ROLLED, SHUFFLE_DRAWN):
         draws = (*ledger.draws, env) if keep_draws else ()
         keys = {**ledger.keys, d["key"]: env.version} if d.get("key") else ledger.keys

@@ -164,6 +164,7 @@ class GameRunner:
         self.only: PoolSpec | None = dict.fromkeys(only) if isinstance(only, tuple) else only
         self._cache: dict[str, Loaded] = {}
         self._gates_open: set[str] = set()  # games whose seed gate is known to be open
+        self._seeds: dict[str, Ledger] = {}  # games' dice ledgers (no draws) once seeds are final
 
     def engine(self, game: str, seat_count: int | None = None, field: str = "game") -> GameRules:
         """Return the engine of a game kind (and seat count) this runner serves, or raise."""
@@ -416,13 +417,25 @@ class GameRunner:
         """
         if game_id in self._gates_open:
             return None
-        ledger = fold_dice(await self.store.read(dice_stream(game_id)), keep_draws=False)
+        ledger = await self.seeds(game_id)
         if not ready(ledger, now_utc()):
             return ledger
         if len(self._gates_open) >= MAX_OPEN_GATES:
             self._gates_open.clear()
         self._gates_open.add(game_id)
         return None
+
+    async def seeds(self, game_id: str) -> Ledger:
+        """Return the game's dice ledger without draws: its seats' client seeds, their
+        sources and the deadline (read once the first draw has fixed them, then cached)."""
+        if game_id in self._seeds:
+            return self._seeds[game_id]
+        ledger = fold_dice(await self.store.read(dice_stream(game_id)), keep_draws=False)
+        if ledger.next_nonce > 0:
+            if len(self._seeds) >= MAX_OPEN_GATES:
+                self._seeds.clear()
+            self._seeds[game_id] = ledger
+        return ledger
 
     async def draw(self, game_id: str, req: ChanceRequest, key: str) -> Command:
         """Return chance's answer to a request, drawn once per decision key."""

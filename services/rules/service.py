@@ -186,6 +186,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         """Summarize a game; player ids only to its players and services."""
         loaded = await self.runner.current(request.game_id)
         gate = None if loaded.ended else await self.runner.seed_gate(request.game_id)
+        seeds = await self.runner.seeds(request.game_id)
         insider = principal.is_service or principal.subject in loaded.seats.values()
         outcome = loaded.outcome if loaded.ended else None
         pending = None if loaded.ended else loaded.rules.pending(loaded.state)
@@ -201,6 +202,8 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
             seat_status=dict(loaded.seat_status),
             awaiting_seeds=list(gate.awaiting) if gate else [],
             seed_deadline=gate.seed_deadline if gate else "",
+            client_seeds={s: v for s, v in seeds.client_seeds if s},
+            seed_sources=dict(seeds.seed_sources),
         )
 
     @rpc

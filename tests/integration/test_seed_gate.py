@@ -160,6 +160,9 @@ async def test_chance_waits_for_every_seat_then_the_game_plays_and_verifies(api:
     assert list(last.awaiting) == []
     game = await api.rules.GetGame(rules_pb2.GetGameRequest(game_id=gid), metadata=svc())
     assert game.waiting_for in case.seats and list(game.awaiting_seeds) == []
+    # and the game says which seed each seat gave
+    assert dict(game.client_seeds) == {s: f"seed-of-{s}" for s in seats}
+    assert set(game.seed_sources.values()) == {"player"}
     assert [e.type for e in await api.store.read(game_stream(gid), 1)][: len(game_events)] == (
         game_events
     )

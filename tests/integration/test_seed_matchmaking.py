@@ -106,6 +106,8 @@ async def test_a_vs_bot_match_waits_for_the_player_only_and_then_starts(stack: S
     )
     g = await stack.rules.GetGame(rules_pb2.GetGameRequest(game_id=gid), metadata=md("cara"))
     assert g.waiting_for in g.seats and list(g.awaiting_seeds) == []
+    assert dict(g.seed_sources) == {bot: "bot", seat: "player"}
+    assert g.client_seeds[seat] == "late-but-in-time"
 
 
 async def test_a_bad_enqueue_seed_is_invalid_and_queues_nothing(stack: Stack) -> None:

@@ -55,3 +55,17 @@ async def test_a_game_whose_seats_are_all_bots_starts_at_creation(tmp_path) -> N
     assert pending is not None and pending.seat in SEATS
     assert await _draws(store, "w2") > 0
     await store.close()
+
+
+async def test_after_the_deadline_the_game_starts_and_says_who_gave_no_seed(tmp_path) -> None:
+    store = SqliteEventStore(tmp_path / "d.db")
+    runner = GameRunner(store, DiceEngine(store, seed_wait=0))
+    # given a game whose seed deadline is its creation, where only p1 gave a seed
+    loaded, _ = await runner.create("worlds", "w3", SEATS, DECKS, client_seeds={"p1": "ann"})
+    # then it starts at once, and records p2's seed as empty, missed at the deadline
+    pending = loaded.rules.pending(loaded.state)
+    assert pending is not None and pending.seat in SEATS
+    seeds = await runner.seeds("w3")
+    assert dict(seeds.client_seeds) == {"p1": "ann", "p2": ""}
+    assert dict(seeds.seed_sources) == {"p1": "player", "p2": "deadline"}
+    await store.close()
