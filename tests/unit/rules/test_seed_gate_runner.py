@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from services.dice.engine import DiceEngine, dice_stream
 from services.platform.games import game_stream
 from services.platform.store.sqlite import SqliteEventStore
@@ -68,4 +70,23 @@ async def test_after_the_deadline_the_game_starts_and_says_who_gave_no_seed(tmp_
     seeds = await runner.seeds("w3")
     assert dict(seeds.client_seeds) == {"p1": "ann", "p2": ""}
     assert dict(seeds.seed_sources) == {"p1": "player", "p2": "deadline"}
+    await store.close()
+
+
+async def test_the_sweeper_starts_a_game_whose_deadline_passed(tmp_path) -> None:
+    store = SqliteEventStore(tmp_path / "s.db")
+    runner = GameRunner(store, DiceEngine(store, seed_wait=0.5))
+    sweeper = ChanceSweeper(runner, grace=0.0)
+    # given a game where nobody gave a seed, its deadline half a second away
+    await runner.create("worlds", "w4", SEATS, DECKS)
+    # when the sweeper looks before the deadline, it draws nothing and comes back at it
+    assert await sweeper.sweep_once() == 0
+    assert sweeper.tracked is not None and "w4" in sweeper.tracked.due
+    assert await _draws(store, "w4") == 0
+    # when it looks after the deadline, the game starts with both seeds recorded empty
+    await asyncio.sleep(0.6)
+    assert await sweeper.sweep_once() == 1
+    seeds = await runner.seeds("w4")
+    assert dict(seeds.seed_sources) == {"p1": "deadline", "p2": "deadline"}
+    assert await _draws(store, "w4") > 0
     await store.close()
