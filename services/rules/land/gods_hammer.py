@@ -9,7 +9,7 @@ from typing import Any
 from services.rules.engine.state import State
 from services.rules.land.checks import die_successes, skill_value
 from services.rules.land.data import DAMAGE_TYPES, factions
-from services.rules.land.flow import Args, Ctx, task
+from services.rules.land.flow import Args, Ctx, task, wiped_draw
 from services.rules.land.hexmap import GameMap, Hex, adjacent, game_map
 from services.rules.land.party import CROWNS
 from services.rules.land.setup_flow import D100, percentile
@@ -162,6 +162,7 @@ def _regroup(ctx: Ctx, seat: str) -> None:
     if not any(member(ctx.state, seat, k) for k in CROWNS):
         ctx.setv(f"pos.{seat}", list(push_out(m, home(ctx.state, seat))))
         ctx.note("party_lost", seat=seat)
+        wiped_draw(ctx, seat)
         return
     to = push_out(m, pos(ctx.state, seat))
     ctx.setv(f"pos.{seat}", list(to))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from services.rules.engine.state import State
 from services.rules.land.abilities import usable
 from services.rules.land.business import deal_counts, income, over_hand_limit
-from services.rules.land.data import card, economy
+from services.rules.land.data import RULES_3, card, economy
 from services.rules.land.deeds import Weeks, new_turn
 from services.rules.land.economy import adjust, lose_resource, production
 from services.rules.land.flow import Args, Ctx, answer, options, sync_town, task
@@ -13,7 +13,7 @@ from services.rules.land.gods_hammer import hammer_on
 from services.rules.land.hexmap import game_map
 from services.rules.land.setup import is_solo, is_solo2
 from services.rules.land.setup_flow import apply_simple
-from services.rules.land.state import game_options, perks_of, players, town
+from services.rules.land.state import game_options, perks_of, players, rules_from, town
 from services.rules.land.town_events import roll_town_event
 from services.rules.land.victory import Standing, check_end_of_phase, solo_end
 from services.rules.land.zones import ends_phase, next_step, turn_order
@@ -115,6 +115,9 @@ def victory(ctx: Ctx, last_phase: bool) -> bool:
     st = standings(ctx)
     turn = ctx.state.count("turn")
     opts = game_options(ctx.state)
+    if opts.get("max_turns") is None and rules_from(ctx.state, RULES_3):
+        # every game ends: without max_turns, after the turn limit by the tie-break (4)
+        opts["max_turns"] = int(economy()["turn_limit"])
     v = (solo_end if is_solo(opts) else check_end_of_phase)(st, opts, turn, last_phase)
     if v is None:
         return False
