@@ -160,6 +160,8 @@ class LandRules(KernelRules):
             "kind": result.get("kind", ""),
             "scores": result.get("scores", {}),
         }
+        if "opposing_winners" in result:  # Solo II (card data 3 on): who beat the player
+            out["opposing_winners"] = result["opposing_winners"]
         # solo variants record the turns taken in game_won; every game reports its turns
         out["turns"] = int(result.get("turns", state.count("turn")))
         return out

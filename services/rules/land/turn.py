@@ -13,9 +13,16 @@ from services.rules.land.gods_hammer import hammer_on
 from services.rules.land.hexmap import game_map
 from services.rules.land.setup import is_solo, is_solo2
 from services.rules.land.setup_flow import apply_simple
-from services.rules.land.state import game_options, perks_of, players, rules_from, town
+from services.rules.land.state import (
+    game_options,
+    opposing_factions,
+    perks_of,
+    players,
+    rules_from,
+    town,
+)
 from services.rules.land.town_events import roll_town_event
-from services.rules.land.victory import Standing, check_end_of_phase, solo_end
+from services.rules.land.victory import Standing, check_end_of_phase, solo2_end, solo_end
 from services.rules.land.zones import ends_phase, next_step, turn_order
 
 
@@ -110,6 +117,19 @@ def standings(ctx: Ctx) -> dict[str, Standing]:
     return out
 
 
+def opposing_standings(ctx: Ctx) -> dict[str, Standing]:
+    """Return each Solo II opposing faction's victory tracks and resources (`of<N>`)."""
+    if not is_solo2(game_options(ctx.state)):
+        return {}
+    owners = dict(ctx.state.var("resources", {}) or {})
+    out = {}
+    for f in opposing_factions(ctx.state):
+        of = f"of{f}"
+        held = sum(1 for o in owners.values() if o == of)
+        out[of] = Standing(ctx.state.count(f"prestige.{of}"), ctx.state.count(f"th.{of}"), held)
+    return out
+
+
 def victory(ctx: Ctx, last_phase: bool) -> bool:
     """Check victory at the end of a phase; end the game and return True when won."""
     st = standings(ctx)
@@ -118,14 +138,20 @@ def victory(ctx: Ctx, last_phase: bool) -> bool:
     if opts.get("max_turns") is None and rules_from(ctx.state, RULES_3):
         # every game ends: without max_turns, after the turn limit by the tie-break (4)
         opts["max_turns"] = int(economy()["turn_limit"])
-    v = (solo_end if is_solo(opts) else check_end_of_phase)(st, opts, turn, last_phase)
+    opposing = opposing_standings(ctx) if rules_from(ctx.state, RULES_3) else {}
+    if opposing:  # Solo II: the opposing factions win by the same conditions
+        v = solo2_end(st, opposing, opts, turn, last_phase)
+    else:
+        v = (solo_end if is_solo(opts) else check_end_of_phase)(st, opts, turn, last_phase)
     if v is None:
         return False
     scores = {
         s: {"prestige": x.prestige, "town_health": x.town_health, "resources": x.resources}
-        for s, x in st.items()
+        for s, x in {**st, **opposing}.items()
     }
     result: dict[str, object] = {"winners": list(v.winners), "kind": v.kind, "scores": scores}
+    if opposing:
+        result["opposing_winners"] = list(v.opposing)
     if is_solo(opts):
         result["turns"] = turn  # "Record the number of Turns it took you" (solo variants)
     ctx.setv("result", result)
