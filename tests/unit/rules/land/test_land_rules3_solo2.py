@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from services.rules.engine.api import Setup
 from services.rules.land import RULES
 from services.rules.land.flow import REGISTRY
 from services.rules.land.turn import victory
+from services.rules.playout import play
 from tests.unit.rules.land.rules3_support import at_deed
 
 SOLO2 = {"variant": "solo2", "challenge": 4}
@@ -67,3 +69,34 @@ def test_games_created_before_card_data_3_keep_the_opposing_tracks_harmless() ->
     ctx = REGISTRY.ctx(state)
     ctx.add(f"prestige.{of}", 20 - ctx.state.count(f"prestige.{of}"))
     assert not victory(ctx, last_phase=False)
+
+
+def _oftec_by_turn(options: dict[str, object], seed: str) -> tuple[list[int], list[list[int]]]:
+    """Return a played game's opposing factions and, per turn, the factions rolled for."""
+    setup = Setup({"p1": "u1"}, RULES.new_game_options(options))
+    p = play(RULES, setup, seed, seed)
+    state = RULES.initial_state()
+    turns: list[list[int]] = []
+    for ev in p.events:
+        state = RULES.evolve(state, ev)
+        if ev.type == "turn_started":
+            turns.append([])
+        elif ev.type in ("oftec_rolled", "oftec_roll_lost"):
+            turns[-1].append(int(ev.data["faction"]))
+    return list(state.var("opposing")), turns
+
+
+def test_the_ultimate_challenge_rolls_once_for_each_of_its_four_factions() -> None:
+    # "Then the player rolls a 1d10 for each opposing Faction on the Opposing Faction Town
+    # Events Chart." Given new Ultimate games (4 opposing factions) played for three turns
+    for seed in ("u1", "u2"):
+        opposing, turns = _oftec_by_turn({**SOLO2, "max_turns": 3}, seed)
+        # then every turn rolls (or loses the roll of) each faction once, in the order rolled
+        assert len(opposing) == 4 and turns
+        assert all(t == opposing for t in turns), turns
+
+
+def test_games_created_before_card_data_3_keep_three_rotating_rolls() -> None:
+    opposing, turns = _oftec_by_turn({**SOLO2, "max_turns": 2, "card_data": 2}, "u3")
+    assert [len(t) for t in turns] == [3, 3]
+    assert turns[1][0] == opposing[3]  # roll j of turn t is for faction (3(t-1)+j) mod 4
