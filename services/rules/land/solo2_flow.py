@@ -306,10 +306,12 @@ def _pvp1_draw(ctx: Ctx, a: Args) -> None:
             if c != n:
                 ctx.move(c, f"play.{of}", RED_DISCARD)
         at = list(pos(ctx.state, PLAYER))  # "enters play at the player's Party location"
+        strike = rules_from(ctx.state, RULES_3)  # "and utilizes their First Strike"
         if ignorer(ctx.state, PLAYER):  # the player may ignore it (a special ability)
-            ctx.push(("red_dot_enter", {"of": of, "card": n, "at": at}))
+            info = {"of": of, "card": n, "at": at, "first_strike": strike}
+            ctx.push(("red_dot_enter", info))
             return
-        enter(ctx, n, of, at)
+        enter(ctx, n, of, at, strike)
         return
     for c in drawn:
         ctx.move(c, f"play.{of}", RED_DISCARD)

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from services.rules.engine.api import CHANCE
+from services.rules.engine.api import CHANCE, Event
 from services.rules.engine.dealer import Dealer
 from services.rules.engine.state import State
 from services.rules.land import RULES
@@ -25,6 +25,7 @@ class Game:
 
     state: State
     dealer: Dealer
+    events: list[Event] = field(default_factory=list)  # every event since the game was made
 
     def play(self, until: Callable[[State], bool], seed: str = "r3", seats: bool = True) -> None:
         """Answer chance (and, with `seats`, random legal seat commands) until `until`."""
@@ -39,7 +40,8 @@ class Game:
             else:
                 assert seats, p
                 cmd = pick(RULES.legal_commands(self.state, p.seat), seed, step)
-            _, self.state = RULES.step(self.state, cmd)
+            evs, self.state = RULES.step(self.state, cmd)
+            self.events += evs
         raise AssertionError("the wanted position never came")
 
     def edit(self, fn: Callable[[Any], None]) -> None:
@@ -57,6 +59,7 @@ class Game:
         ctx.run()
         for ev in ctx.finish():
             self.state = RULES.evolve(self.state, ev)
+            self.events.append(ev)
         self.play(rolled("town events p1"), seats=False)
 
 
@@ -76,6 +79,7 @@ def new_game(n: int, until: Any, seed: str = "r3", **options: Any) -> Game:
     g = Game(RULES.initial_state(), Dealer(hashlib.sha256(seed.encode()).digest(), "g"))
     for ev in RULES.initial_events("g", s):
         g.state = RULES.evolve(g.state, ev)
+        g.events.append(ev)
     g.play(until, seed)
     return g
 
@@ -83,3 +87,9 @@ def new_game(n: int, until: Any, seed: str = "r3", **options: Any) -> Game:
 def at_deed(n: int = 2, seed: str = "r3", **options: Any) -> Game:
     """Return a new game at p1's first deed decision (Party Exploits)."""
     return new_game(n, waiting("deed", "p1"), seed, **options)
+
+
+def notes(events: list[Event], type_: str) -> list[dict[str, Any]]:
+    """Return the data of every event of a type (without the flow riding on a fact)."""
+    out = [dict(e.data) for e in events if e.type == type_]
+    return [{k: v for k, v in d.items() if not k.startswith("_")} for d in out]

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from services.rules.engine.api import Setup
 from services.rules.land import RULES
+from services.rules.land.data import card
 from services.rules.land.flow import REGISTRY
 from services.rules.land.turn import victory
 from services.rules.playout import play
-from tests.unit.rules.land.rules3_support import at_deed
+from tests.unit.rules.land.rules3_support import at_deed, notes
 
 SOLO2 = {"variant": "solo2", "challenge": 4}
 
@@ -100,3 +101,29 @@ def test_games_created_before_card_data_3_keep_three_rotating_rolls() -> None:
     opposing, turns = _oftec_by_turn({**SOLO2, "max_turns": 2, "card_data": 2}, "u3")
     assert [len(t) for t in turns] == [3, 3]
     assert turns[1][0] == opposing[3]  # roll j of turn t is for faction (3(t-1)+j) mod 4
+
+
+def test_a_pvp_option_1_npcm_enters_at_the_party_and_uses_its_first_strike() -> None:
+    # "Option 1: ... Draw the first NPCM Bounty Hunter, Assassin or Hitman card, discarding
+    # all others. Reshuffle if necessary. That NPCM enters play at the player's Party location
+    # and utilizes their First Strike." Given a new Solo II game (PVP option 1)
+    g = at_deed(1, "pvp1", **SOLO2)
+    f = g.state.var("opposing")[0]
+    start = len(g.events)
+    # when an opposing faction's PVP Secondary Effect draws its NPCM (deck service dealing)
+    g.run_then_roll(("pvp1_draw", {"faction": f}))
+    new = g.events[start:]
+    (entered,) = notes(new, "npcm_entered")
+    # then it enters at the party's hex and strikes at once with its listed damage
+    assert entered["at"] == g.state.var("pos.p1") and entered["faction"] == f"of{f}"
+    assert notes(new, "npcm_first_strike") == [
+        {"faction": f"of{f}", "card": entered["card"], "target": "p1"}
+    ]
+    listed = card(entered["card"])["npcm"]["damage"]
+    hits = notes(new, "damage_taken")
+    assert sorted(h["type"] for h in hits) == sorted(listed)
+    assert all(
+        h["seat"] == "p1" and h["amount"] + h["prevented"] == listed[h["type"]] for h in hits
+    )
+    # and it stays in play, acting in the NPCM step as every NPCM does
+    assert [n["card"] for n in g.state.var("npcms")] == [entered["card"]]
