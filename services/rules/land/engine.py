@@ -67,6 +67,7 @@ SCHEMAS: dict[str, dict[str, type]] = {
     "move": {"x": int, "y": int},
     "use": {"card": str, "target?": str},
     "keep": {"card": str},
+    "share": {"target": str},
 }
 
 

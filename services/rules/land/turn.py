@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from services.rules.engine.state import State
 from services.rules.land.abilities import usable
-from services.rules.land.business import deal_counts, income, over_hand_limit
+from services.rules.land.business import deal_counts, income, over_hand_limit, shared_income
 from services.rules.land.data import RULES_3, card, economy
 from services.rules.land.deeds import Weeks, new_turn
 from services.rules.land.economy import adjust, lose_resource, production
@@ -14,7 +14,10 @@ from services.rules.land.hexmap import game_map
 from services.rules.land.setup import is_solo, is_solo2
 from services.rules.land.setup_flow import apply_simple
 from services.rules.land.state import (
+    faction_of,
     game_options,
+    neutral_factions,
+    neutral_id,
     opposing_factions,
     perks_of,
     players,
@@ -218,11 +221,34 @@ def _produce(ctx: Ctx, a: Args) -> None:
         draws += d
         ctx.note("resource_produced", seat=seat, resource=r, yields=dict(m.resources[r].yields))
     sync_town(ctx, seat, adjust(t, salvage=gain, town_health=th), "production")
+    shared = shared_income(perks)
+    if shared and rules_from(ctx.state, RULES_3) and len(players(ctx.state)) > 1:
+        # Cattle Drivers: "Each Town Business Phase chose another Faction. You each receive
+        # 3 Salvage Coins." (solo: "The player's Faction still receives their Salvage Coins")
+        opts = share_options(ctx.state, seat)
+        prompt = "choose another faction: it receives Salvage Coins too"
+        ctx.ask(seat, "share_income", "income_shared", prompt, opts, who=seat, n=shared)
     if usable(ctx.state, seat, ("resource_production",)):  # abilities (card data 2)
         ctx.push(("production_abilities", {"seat": seat}))
     for deck in draws:
         zone = f"hand.{seat}" if deck == "action" else f"auction.{seat}"
         ctx.push(("draw", {"seat": seat, "deck": deck, "n": 1, "zone": zone}))
+
+
+def share_options(state: State, seat: str) -> list[tuple[str, Args]]:
+    """Return the factions a shared income may go to: the other seats' factions (a wandering
+    Ronin has none), then every Neutral Faction (`nf<N>`: a faction no one plays)."""
+    others = [s for s in players(state) if s != seat and faction_of(state, s) is not None]
+    targets = others + [neutral_id(f) for f in neutral_factions(state)]
+    return [("share", {"target": t}) for t in targets]
+
+
+@answer("income_shared")
+def _income_shared(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
+    seat, target, n = data["who"], args["target"], int(data["n"])
+    if target in players(ctx.state):
+        sync_town(ctx, target, adjust(town(ctx.state, target), salvage=n), "shared income")
+    ctx.note("income_shared", seat=seat, target=target, salvage=n)
 
 
 @task("auction")

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from services.rules.engine.api import CHANCE, Event
+from services.rules.engine.api import CHANCE, Command, Event
 from services.rules.engine.dealer import Dealer
 from services.rules.engine.state import State
 from services.rules.land import RULES
@@ -50,9 +50,9 @@ class Game:
         fn(ctx)
         self.state = ctx.state
 
-    def run_then_roll(self, *tasks: tuple[str, dict[str, Any]]) -> None:
-        """Run tasks (the queue set aside), answering chance until p1's Town Events roll
-        queued after them is asked for."""
+    def run(self, *tasks: tuple[str, dict[str, Any]]) -> None:
+        """Run tasks (the queue set aside, p1's Town Events roll queued after them) until a
+        decision is asked for."""
         ctx = REGISTRY.ctx(self.state)
         ctx.tasks = []
         ctx.push(*tasks, ("town_event", {"seat": "p1"}))
@@ -60,7 +60,17 @@ class Game:
         for ev in ctx.finish():
             self.state = RULES.evolve(self.state, ev)
             self.events.append(ev)
+
+    def run_then_roll(self, *tasks: tuple[str, dict[str, Any]]) -> None:
+        """Run tasks (the queue set aside), answering chance until p1's Town Events roll
+        queued after them is asked for."""
+        self.run(*tasks)
         self.play(rolled("town events p1"), seats=False)
+
+    def answer(self, seat: str, kind: str, **args: Any) -> None:
+        """A seat's command."""
+        evs, self.state = RULES.step(self.state, Command(seat, kind, args))
+        self.events += evs
 
 
 def rolled(purpose: str) -> Callable[[State], bool]:
