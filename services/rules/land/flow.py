@@ -20,6 +20,7 @@ def _facts_only(state: State) -> bool:
     return int(options.get("record_format", 1)) >= 2
 
 
+ACTION_CARD = "action card"  # the reason of an Action card's track changes (card data 3 on)
 REGISTRY = Registry("land", ZONES, compact=_facts_only, facts=_facts_only)
 task, answer, options = REGISTRY.task, REGISTRY.answer, REGISTRY.options
 
@@ -48,10 +49,19 @@ def sync_town(ctx: Ctx, seat: str, new: Town, reason: str) -> None:
     if ctx.state.var(f"ronin.{seat}") == "wandering":
         # Ronin: "They cannot gain and lose Town Health or Prestige until they successfully
         # complete a City/Rad Encounter card." An Event's bonus waits for the new mat.
-        if reason == "event":
+        gains = {
+            "prestige": new.prestige - old.prestige,
+            "town_health": new.town_health - old.town_health,
+        }
+        card_bonus = reason == ACTION_CARD
+        if card_bonus:
+            # "All bonus Prestige and Town Health are then applied from Spoils, Action and
+            # Characters they possess": an Action card's bonus waits too (not a loss)
+            gains = {k: max(0, v) for k, v in gains.items()}
+        if reason == "event" or (card_bonus and any(gains.values())):
             held = dict(ctx.state.var(f"ronin_bonus.{seat}", {}) or {})
-            held["prestige"] = held.get("prestige", 0) + new.prestige - old.prestige
-            held["town_health"] = held.get("town_health", 0) + new.town_health - old.town_health
+            for k, v in gains.items():
+                held[k] = held.get(k, 0) + v
             ctx.setv(f"ronin_bonus.{seat}", held)
         new = replace(new, prestige=old.prestige, town_health=old.town_health)
     ctx.add(f"prestige.{seat}", new.prestige - old.prestige, reason)

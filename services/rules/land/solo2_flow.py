@@ -82,7 +82,24 @@ def _opp_roll(ctx: Ctx, a: Args) -> None:
     if len(opposing(ctx.state)) >= level(ctx.state).factions:
         ctx.push(("deal_start", {"i": 0}))
         return
+    chosen = game_options(ctx.state).get("opposing_factions")
+    if chosen is not None:
+        # "Then randomly roll or select your Opposing Factions." (the option)
+        f = int(chosen[len(opposing(ctx.state))])
+        ctx.note("opposing_faction_selected", faction=f)
+        _oppose(ctx, f)
+        ctx.push(("opp_roll", {}))
+        return
     ctx.roll(["d10"], "opposing faction", "opp_rolled")
+
+
+def _oppose(ctx: Ctx, roll: int) -> None:
+    of = opposing_id(roll)
+    ctx.setv("opposing", [*opposing(ctx.state), roll])
+    # "retrieve two Faction Marker chips from each Opposing Faction and place them on the
+    # "Begin" on both victory tracks."
+    ctx.add(f"th.{of}", int(economy()["start_town_health"]), "setup")
+    ctx.add(f"prestige.{of}", int(economy()["start_prestige"]), "setup")
 
 
 @task("opp_rolled")
@@ -91,12 +108,7 @@ def _opp_rolled(ctx: Ctx, a: Args) -> None:
     taken = [faction_of(ctx.state, PLAYER), *opposing(ctx.state)]
     ctx.note("opposing_faction_rolled", roll=roll, rerolled=roll in taken)
     if roll not in taken:
-        of = opposing_id(roll)
-        ctx.setv("opposing", [*opposing(ctx.state), roll])
-        # "retrieve two Faction Marker chips from each Opposing Faction and place them on the
-        # "Begin" on both victory tracks."
-        ctx.add(f"th.{of}", int(economy()["start_town_health"]), "setup")
-        ctx.add(f"prestige.{of}", int(economy()["start_prestige"]), "setup")
+        _oppose(ctx, roll)
     ctx.push(("opp_roll", {}))
 
 

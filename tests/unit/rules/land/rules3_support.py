@@ -49,6 +49,7 @@ class Game:
         ctx = REGISTRY.ctx(self.state)
         fn(ctx)
         self.state = ctx.state
+        self.events += ctx.events
 
     def run(self, *tasks: tuple[str, dict[str, Any]]) -> None:
         """Run tasks (the queue set aside, p1's Town Events roll queued after them) until a
