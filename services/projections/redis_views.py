@@ -144,6 +144,13 @@ class RedisViewStore:
         """Return the ids of every game with a record."""
         return sorted(str(g) for g in await self._redis.smembers(f"{self.prefix}:v:games"))
 
+    async def clear(self) -> None:
+        """Remove every key of this view store (games, views, audit records, meta)."""
+        games = set(await self.games())
+        async for key in self._redis.scan_iter(match=f"{self.prefix}:v:*", count=500):
+            await self._redis.unlink(key)
+        self.hub.notify(games)
+
     async def wait_change(self, game_id: str, timeout: float) -> None:
         """Return when this process commits a change to the game, or after timeout."""
         await self.hub.wait(game_id, timeout)

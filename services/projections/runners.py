@@ -19,6 +19,14 @@ from redis.exceptions import ResponseError
 
 from services.platform.store.base import EventStore
 from services.platform.store.redis import RedisEventStore, feed_envelopes, feed_key, read_entries
+from services.projections.consistency import (
+    BUILT_FROM,
+    MISMATCH,
+    ON_MISMATCH,
+    Mismatch,
+    compare,
+    store_identity,
+)
 from services.projections.projector import Projector
 
 log = logging.getLogger("fallen.projections")
@@ -28,6 +36,7 @@ POLL_SECONDS = 0.5
 STATUS_EVERY_S = 1.0
 BLOCK_MS = 500
 WINDOW_S = 0.01  # in-process: at most one batch per window, so a burst is one batch
+VERIFY_EVERY_S = 5.0  # in-process: how often the views are checked against the store
 
 
 class InProcessRunner:
@@ -49,7 +58,12 @@ class InProcessRunner:
         batch: int = BATCH,
         poll_seconds: float = POLL_SECONDS,
         window_s: float = WINDOW_S,
+        on_mismatch: str = "rebuild",
     ) -> None:
+        if on_mismatch not in ON_MISMATCH:
+            raise ValueError(f"on_mismatch must be one of {ON_MISMATCH}, not {on_mismatch!r}")
+        self.on_mismatch = on_mismatch
+        self.mismatch: Mismatch | None = None
         self.projector = projector
         self.window = window_s
         self.store: EventStore = projector.store
@@ -99,8 +113,39 @@ class InProcessRunner:
         """Return how many stored events are not applied yet."""
         return max(0, await self._head() - await self.checkpoint())
 
+    async def verify(self) -> Mismatch | None:
+        """Compare the views with the store; on a mismatch log it, record it, and rebuild
+        from an empty view store (on_mismatch "rebuild") or stop applying ("stop")."""
+        views = self.projector.views
+        store_id = await store_identity(self.store)
+        checkpoint = await self.checkpoint()  # before the head: a checkpoint never passes it
+        head = await self._head()
+        built_from = await views.get_meta(BUILT_FROM)
+        found = compare(checkpoint, head, store_id, built_from)
+        self.mismatch = found
+        if found is None:
+            if built_from is None:
+                await views.set_meta(BUILT_FROM, store_id)
+            if await views.get_meta(MISMATCH):
+                await views.set_meta(MISMATCH, "")
+            return None
+        log.error(found.describe(), extra={"runner": self.name, "on_mismatch": self.on_mismatch})
+        await views.set_meta(MISMATCH, found.to_json())
+        if self.on_mismatch == "rebuild":
+            await views.clear()
+            await views.set_meta(BUILT_FROM, store_id)
+            self.mismatch = None
+            log.warning(
+                "rebuilding every view from the event store (%d events)",
+                head,
+                extra={"runner": self.name},
+            )
+        return found
+
     async def run_once(self) -> int:
         """Apply the next batch after the checkpoint; return how many events it held."""
+        if self.mismatch is not None:
+            return 0  # on_mismatch "stop": nothing is applied onto views known to be wrong
         start = await self.checkpoint() + 1
         envs = await self._read(start)
         if envs:
@@ -120,7 +165,14 @@ class InProcessRunner:
         stop = stop or asyncio.Event()
         last_report = 0.0
         next_batch = 0.0
+        last_verify = -VERIFY_EVERY_S
         while not stop.is_set():
+            if time.monotonic() - last_verify >= VERIFY_EVERY_S:
+                last_verify = time.monotonic()
+                try:
+                    await self.verify()
+                except Exception:
+                    log.exception("checking the views against the store failed")
             delay = next_batch - time.monotonic()
             if delay > 0:
                 await asyncio.sleep(delay)  # the rest of the burst that woke us joins in

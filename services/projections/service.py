@@ -17,12 +17,20 @@ from services.audit import disputes
 from services.audit.logfile import store_records
 from services.audit.verify import Report, verify_game
 from services.platform.auth import Principal, principal_from_metadata
-from services.platform.errors import DomainError, InvalidArgument, NotFound, PermissionDenied, quote
+from services.platform.errors import (
+    DomainError,
+    InvalidArgument,
+    NotFound,
+    PermissionDenied,
+    Unavailable,
+    quote,
+)
 from services.platform.games import check_game_id, game_ended, game_info
 from services.platform.grpcx.rpc import rpc, status_for
 from services.platform.grpcx.server import Mount
 from services.platform.grpcx.structs import to_struct, to_value
 from services.platform.store.base import EventStore
+from services.projections.consistency import known_mismatch
 from services.projections.records import GAME_FAMILIES, game_streams, may_see
 from services.projections.replay_views import Step, merge_patch, replay_steps
 from services.projections.viewstore import ViewRecord, ViewStore
@@ -104,6 +112,9 @@ class ProjectionServicer(pb_grpc.ProjectionServiceServicer):
     ) -> ViewRecord:
         """Return the stored view, waiting up to wait_ms for min_version (or for any view)."""
         key = seat or ""
+        known = await known_mismatch(self.views)
+        if known is not None:
+            raise Unavailable(f"{known.describe()}; views are not served until it is rebuilt")
         deadline = time.monotonic() + min(wait_ms or DEFAULT_WAIT_MS, MAX_WAIT_MS) / 1000
         while True:
             rec = await self.views.get_view(game_id, key)
@@ -331,6 +342,8 @@ class ProjectionServicer(pb_grpc.ProjectionServiceServicer):
     ) -> pb.GetProjectionStatusResponse:
         """Return every runner's last reported status."""
         items = await self.views.meta_items("status:")
+        known = await known_mismatch(self.views)
+        mismatch = "" if known is None else known.describe()
         runners = []
         for raw in items.values():
             s = json.loads(raw)
@@ -342,6 +355,7 @@ class ProjectionServicer(pb_grpc.ProjectionServiceServicer):
                     position=int(s["position"]),
                     updated_at=s["updated_at"],
                     applied=int(s.get("applied", 0)),
+                    mismatch=mismatch,
                 )
             )
         return pb.GetProjectionStatusResponse(runners=runners)

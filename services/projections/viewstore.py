@@ -90,6 +90,10 @@ class ViewStore(Protocol):
         """Return the ids of every game with a record."""
         ...
 
+    async def clear(self) -> None:
+        """Remove everything the runners wrote (before the views are built again)."""
+        ...
+
     async def wait_change(self, game_id: str, timeout: float) -> None:
         """Return when this process commits a change to the game, or after timeout."""
         ...

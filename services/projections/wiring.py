@@ -52,7 +52,8 @@ def runners_for(
             RedisGroupRunner(Projector(store, views, games), store.url, store.prefix, shard)
             for shard in range(store.shards)
         ]
-    return [InProcessRunner(Projector(store, views, games))]
+    on_mismatch = os.environ.get("FALLEN_ON_MISMATCH", "rebuild")
+    return [InProcessRunner(Projector(store, views, games), on_mismatch=on_mismatch)]
 
 
 def projections(
