@@ -268,7 +268,10 @@ class ProjectionServicer(pb_grpc.ProjectionServiceServicer):
             raise disputes.not_finished(game_id)
 
     async def _audit_records(self, game_id: str) -> list[dict[str, Any]]:
-        """Return the audit records from the projection if complete, else from the store."""
+        """Return the audit records from the projection if complete and not known wrong, else
+        from the store."""
+        if await known_mismatch(self.views) is not None:
+            return await store_records(self.store, game_id)
         rec = await self.views.load_game(game_id)
         heads = (rec or {}).get("heads", {})
         complete = True
