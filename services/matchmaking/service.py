@@ -18,6 +18,7 @@ from services.platform.auth import Principal, principal_from_metadata
 from services.platform.errors import DomainError, InvalidArgument, PermissionDenied
 from services.platform.grpcx.rpc import rpc, status_for
 from services.platform.grpcx.server import Mount
+from services.platform.grpcx.times import from_seconds
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["MatchmakingService"].full_name
 WATCH_POLL_S = 0.1
@@ -41,6 +42,8 @@ def ticket_pb(t: DomainTicket, viewer: str) -> pb.Ticket:
         state=STATE[t.state],
         queued_at=t.queued_at,
         expires_at=t.expires_at,
+        queued_time=from_seconds(t.queued_at),
+        expires_time=from_seconds(t.expires_at),
     )
     m = t.matches.get(viewer) or (t.matches.get(t.players[0]) if viewer not in t.players else None)
     if m is not None:

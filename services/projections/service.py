@@ -29,6 +29,7 @@ from services.platform.games import check_game_id, game_ended, game_info
 from services.platform.grpcx.rpc import rpc, status_for
 from services.platform.grpcx.server import Mount
 from services.platform.grpcx.structs import to_struct, to_value
+from services.platform.grpcx.times import from_iso
 from services.platform.store.base import EventStore
 from services.projections.consistency import known_mismatch
 from services.projections.records import GAME_FAMILIES, game_streams, may_see
@@ -253,6 +254,7 @@ class ProjectionServicer(pb_grpc.ProjectionServiceServicer):
                     schema_version=env.schema_version,
                     data=to_struct(env.data),
                     occurred_at=env.occurred_at,
+                    occurred_time=from_iso(env.occurred_at),
                     visibility=to_value(env.visibility),
                 )
             )
@@ -357,6 +359,7 @@ class ProjectionServicer(pb_grpc.ProjectionServiceServicer):
                     lag_seconds=float(s["lag_seconds"]),
                     position=int(s["position"]),
                     updated_at=s["updated_at"],
+                    updated_time=from_iso(str(s["updated_at"])),
                     applied=int(s.get("applied", 0)),
                     mismatch=mismatch,
                 )

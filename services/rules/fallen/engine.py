@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from services.platform.errors import InvalidArgument, RuleViolation
-from services.rules.engine.api import Command, Event, Setup
+from services.rules.engine.api import Command, Event, Setup, command_list
 from services.rules.engine.engine import KernelRules
 from services.rules.engine.flow import Args
 
@@ -189,7 +189,9 @@ class FallenRules(KernelRules):
         with using(version_of(state)):
             view = build_view(state, seat)
             if seat is not None:
-                view["legal"] = [[c.kind, dict(c.args)] for c in self.legal_commands(state, seat)]
+                legal = self.legal_commands(state, seat)
+                view["commands"] = command_list(legal)
+                view["legal"] = [[c.kind, dict(c.args)] for c in legal]  # deprecated: commands
             return view
 
     def outcome(self, state: State) -> dict[str, Any] | None:
