@@ -159,7 +159,7 @@ async def _logs(game: str, games: int) -> list[tuple[str, str]]:
     out = []
     for i in range(games):
         gid = f"bench{i}"
-        loaded, _ = await runner.create(game, gid, {s: f"p-{s}" for s in rules.seats}, {})
+        loaded, _ = await runner.create(game, gid, {s: f"p-{s}" for s in rules.seats}, {}, gid)
         while not loaded.ended:
             pending = rules.pending(loaded.state)
             assert pending is not None

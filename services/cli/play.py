@@ -12,6 +12,7 @@ from typing import Annotated
 
 import grpc
 import typer
+from fallen.dice.v1 import dice_pb2_grpc
 from fallen.projections.v1 import projections_pb2, projections_pb2_grpc
 from fallen.rules.v1 import rules_pb2, rules_pb2_grpc
 
@@ -165,6 +166,7 @@ async def _play(
     async with rules_channel(target, store) as channel:
         stub = rules_pb2_grpc.RulesServiceStub(channel)
         views = projections_pb2_grpc.ProjectionServiceStub(channel)
+        dice = dice_pb2_grpc.DiceServiceStub(channel)
         from services.bots.driver import _md
 
         kinds = await stub.ListGames(rules_pb2.ListGamesRequest(), metadata=_md("cli"))
@@ -180,7 +182,9 @@ async def _play(
         policies = {seat: policy_for(game, name) for seat, name in names.items()}
         for i in range(games):
             players = {seat: f"bot-{seat}-{seed}-{i}" for seat in seats}
-            result = await play_game(stub, views, game, players, policies, f"{seed}-{i}", options)
+            result = await play_game(
+                stub, views, game, players, policies, f"{seed}-{i}", options, dice=dice
+            )
             typer.echo(result.to_json())
 
 

@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from services.dice.seeds import check_seed
 from services.matchmaking.matcher import assign_seats, find_groups
 from services.matchmaking.model import (
     BOT_PREFIX,
@@ -43,8 +44,10 @@ class GameCreator(Protocol):
         game_id: str,
         seats: Mapping[str, str],
         options: Mapping[str, Any],
+        seeds: Mapping[str, str] | None = None,
     ) -> str:
-        """Create the game; return the dice commitment."""
+        """Create the game with the client seeds given (seat -> seed); return the dice
+        commitment."""
         ...
 
 
@@ -59,6 +62,7 @@ class Request:
     challenge_level: int = 0
     bot_takeover: bool = False
     party: tuple[str, ...] = ()
+    client_seed: str = ""
 
 
 def party_of(caller: str, mode: Mode, party: Sequence[str]) -> tuple[str, ...]:
@@ -123,6 +127,7 @@ class Matchmaker:
         """Validate and queue a ticket; raise LiveTicket when a player has one already."""
         mode = find_mode(self.modes, req.game, req.mode)
         self.creator.endpoint(mode.pool)  # FAILED_PRECONDITION when no pool serves the mode
+        check_seed(req.client_seed)
         players = party_of(caller, mode, req.party)
         role = check_preferences(mode, req, len(players))
         if role and len(players) > 1:
@@ -141,6 +146,7 @@ class Matchmaker:
             seat_counts=tuple(sorted(set(req.seat_counts))),
             challenge_level=req.challenge_level,
             bot_takeover=req.bot_takeover,
+            client_seed=req.client_seed,
         )
         await self.state.enqueue(ticket)
         return ticket
@@ -197,16 +203,17 @@ class Matchmaker:
         options = dict(mode.options)
         if mode.challenge:
             options[mode.challenge_option] = group[0].challenge_level
+        seat_of = {p: s for s, p in seats.items()}
+        seeds = {seat_of[t.players[0]]: t.client_seed for t in group if t.client_seed}
         try:
             endpoint = self.creator.endpoint(mode.pool)
             commitment = await self.creator.create_game(
-                endpoint, mode.game, game_id, seats, options
+                endpoint, mode.game, game_id, seats, options, seeds
             )
         except (DomainError, OSError) as exc:
             log.warning("create failed", extra={"pool": mode.pool, "reason": str(exc)[:200]})
             await self.state.release(claim_id)
             return None
-        seat_of = {p: s for s, p in seats.items()}
         matches = {
             t.ticket_id: {
                 p: SeatMatch(game_id, seat_of[p], endpoint, commitment, mode.pool)

@@ -86,6 +86,7 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
             challenge_level=int(prefs.challenge_level),
             bot_takeover=prefs.bot_takeover,
             party=tuple(request.party),
+            client_seed=request.client_seed,
         )
         ticket = await self.mm.enqueue(principal.subject, req)
         return pb.EnqueueResponse(ticket=ticket_pb(ticket, principal.subject))

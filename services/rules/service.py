@@ -58,6 +58,26 @@ def _next_turn(loaded: Loaded, principal: Principal) -> rules_pb2.NextTurn | Non
     )
 
 
+def _creation_seeds(request: rules_pb2.CreateGameRequest, principal: Principal) -> dict[str, str]:
+    """Return the client seeds given at creation: a player's for the seats they hold, a
+    service's as given (client_seed for every seat client_seeds leaves out)."""
+    seats = dict(request.seats)
+    seeds = dict(request.client_seeds)
+    if not principal.is_service:
+        if seeds:
+            raise PermissionDenied(
+                "client_seeds: only services pass other seats' seeds; use client_seed"
+            )
+        mine = [s for s, p in seats.items() if p == principal.subject]
+        return dict.fromkeys(mine, request.client_seed) if request.client_seed else {}
+    strangers = [s for s in seeds if s not in seats]
+    if strangers:
+        raise InvalidArgument("client_seeds", f"{quote(strangers[0])} is not a seat of the game")
+    if request.client_seed:
+        seeds = {**dict.fromkeys(seats, request.client_seed), **seeds}
+    return seeds
+
+
 class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
     """Parse, call the GameRunner, answer; errors mapped by @rpc."""
 
@@ -84,11 +104,17 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
                 "(matchmakers use a service token)"
             )
         game_id = request.game_id or new_game_id(str(uuid.uuid4()))
+        seeds = _creation_seeds(request, principal)
         loaded, commitment = await self.runner.create(
-            request.game, game_id, dict(request.seats), options, request.client_seed
+            request.game, game_id, dict(request.seats), options, "", seeds
         )
+        gate = await self.runner.seed_gate(game_id)
         return rules_pb2.CreateGameResponse(
-            game_id=game_id, version=loaded.version, dice_commitment=commitment
+            game_id=game_id,
+            version=loaded.version,
+            dice_commitment=commitment,
+            awaiting_seeds=list(gate.awaiting) if gate else [],
+            seed_deadline=gate.seed_deadline if gate else "",
         )
 
     @rpc
@@ -159,6 +185,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
     ) -> rules_pb2.GetGameResponse:
         """Summarize a game; player ids only to its players and services."""
         loaded = await self.runner.current(request.game_id)
+        gate = None if loaded.ended else await self.runner.seed_gate(request.game_id)
         insider = principal.is_service or principal.subject in loaded.seats.values()
         outcome = loaded.outcome if loaded.ended else None
         pending = None if loaded.ended else loaded.rules.pending(loaded.state)
@@ -172,6 +199,8 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
             final_state_hash=loaded.rules.state_hash(loaded.state) if loaded.ended else "",
             waiting_for=pending.seat if pending else "",
             seat_status=dict(loaded.seat_status),
+            awaiting_seeds=list(gate.awaiting) if gate else [],
+            seed_deadline=gate.seed_deadline if gate else "",
         )
 
     @rpc

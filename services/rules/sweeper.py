@@ -17,6 +17,8 @@ import logging
 import time
 from dataclasses import dataclass, field
 
+from services.dice.ledger import CLIENT_SEED_SET
+from services.dice.seeds import now_utc, parse_iso
 from services.platform.envelope import stream_game
 from services.platform.errors import DomainError
 from services.platform.games import GAME_CREATED, GAME_ENDED
@@ -46,7 +48,12 @@ class Tracked:
     reveal: set[str] = field(default_factory=set)
 
     def see(self, env: FeedHead, now: float) -> None:
-        """Fold one feed event into what is tracked."""
+        """Fold one feed event into what is tracked (a seat's client seed may open a game's
+        seed gate: the game is looked at again)."""
+        if env.stream.startswith("dice-") and env.type == CLIENT_SEED_SET:
+            if (gid := stream_game(env.stream)) in self.open:
+                self.due[gid] = now
+            return
         if not env.stream.startswith("game-"):
             return
         gid = stream_game(env.stream)
@@ -144,6 +151,10 @@ class ChanceSweeper:
             return 0
         pending = loaded.rules.pending(loaded.state)
         if pending is not None and pending.seat != CHANCE:
+            return 0
+        if gate := await self.runner.seed_gate(gid):  # look again at the seed deadline
+            wait = (parse_iso(gate.seed_deadline) - now_utc()).total_seconds()
+            self.tracked.due[gid] = time.monotonic() + max(0.0, wait) - self.grace
             return 0
         log.info("resuming chance", extra={"game_id": gid, "version": loaded.version})
         await self.runner.run_chance(gid)
