@@ -1,0 +1,206 @@
+"""Bot games on the embedded server (`fallenctl serve all`, what `make run` serves).
+
+The server is started as the CLI starts it (SQLite store, in-process bot workers that act
+through the server's own gRPC API). A player enqueues, and plays only their own seat with
+the commands ListLegalCommands lists; the bot seat is played by the server's workers to the
+end. A server without bot workers refuses bot seats at Enqueue and CreateGame.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+import pytest
+from fallen.matchmaking.v1 import matchmaking_pb2 as pb
+from fallen.matchmaking.v1 import matchmaking_pb2_grpc as pb_grpc
+from fallen.rules.v1 import rules_pb2, rules_pb2_grpc
+
+from services.app import Backend, serve
+from services.bots.policies import parse_choices
+from services.platform.auth import issue_token
+from services.platform.grpcx.structs import struct_to_py, to_struct
+from services.platform.store.sqlite import SqliteEventStore
+
+WAIT_S = 240.0
+QUICK_LAND = {"short_game": True, "max_turns": 2}
+
+
+def md(player: str) -> tuple[tuple[str, str], ...]:
+    return (("authorization", f"Bearer {issue_token(player)}"),)
+
+
+@dataclass
+class Embedded:
+    backend: Backend
+    store: SqliteEventStore
+    rules: rules_pb2_grpc.RulesServiceStub
+    mm: pb_grpc.MatchmakingServiceStub
+
+
+async def _embedded(tmp_path: Any, monkeypatch: Any, workers: int) -> AsyncIterator[Embedded]:
+    monkeypatch.setenv("FALLEN_DEV", "1")
+    monkeypatch.delenv("FALLEN_JWT_SECRET", raising=False)
+    store = SqliteEventStore(tmp_path / "fallen.db")
+    backend = await serve(store, "127.0.0.1:0", bots=workers)  # as `fallenctl serve all` does
+    channel = grpc.aio.insecure_channel(f"127.0.0.1:{backend.port}")
+    try:
+        yield Embedded(
+            backend,
+            store,
+            rules_pb2_grpc.RulesServiceStub(channel),
+            pb_grpc.MatchmakingServiceStub(channel),
+        )
+    finally:
+        await channel.close()
+        await backend.stop()
+
+
+@pytest.fixture
+async def embedded(tmp_path, monkeypatch) -> AsyncIterator[Embedded]:
+    async for e in _embedded(tmp_path, monkeypatch, 1):
+        yield e
+
+
+@pytest.fixture
+async def botless(tmp_path, monkeypatch) -> AsyncIterator[Embedded]:
+    async for e in _embedded(tmp_path, monkeypatch, 0):
+        yield e
+
+
+async def matched(e: Embedded, player: str, game: str, mode: str, **prefs: Any) -> pb.MatchFound:
+    """Enqueue and watch the ticket until it is matched; return where to play."""
+    req = pb.EnqueueRequest(game=game, mode=mode, preferences=pb.Preferences(**prefs))
+    ticket = (await e.mm.Enqueue(req, metadata=md(player))).ticket
+    watch = e.mm.WatchTicket(pb.WatchTicketRequest(ticket_id=ticket.ticket_id), metadata=md(player))
+    last = None
+    async with asyncio.timeout(30):
+        async for msg in watch:
+            last = msg.ticket
+    assert last is not None and last.state == pb.TICKET_STATE_MATCHED
+    return last.match
+
+
+async def play_human(e: Embedded, game: str, game_id: str, seat: str, player: str) -> dict:
+    """Play one seat with listed legal commands (a hashed pick) until the game ends; the other
+    seats are the server's to play. Return the outcome."""
+    who = md(player)
+    async with asyncio.timeout(WAIT_S):
+        while True:
+            g = await e.rules.GetGame(rules_pb2.GetGameRequest(game_id=game_id), metadata=who)
+            if g.ended:
+                return struct_to_py(g.outcome)
+            if g.waiting_for != seat:  # the bot's turn (or chance): wait for it
+                await asyncio.sleep(0.01)
+                continue
+            legal = await e.rules.ListLegalCommands(
+                rules_pb2.ListLegalCommandsRequest(game_id=game_id, seat=seat), metadata=who
+            )
+            if legal.waiting_for != seat or not legal.commands:
+                continue
+            choices = parse_choices(legal.commands)
+            digest = hashlib.sha256(f"{game_id}:{legal.version}".encode()).digest()
+            pick = choices[int.from_bytes(digest[:8], "big") % len(choices)]
+            try:
+                await e.rules.SubmitCommand(
+                    rules_pb2.SubmitCommandRequest(
+                        game_id=game_id,
+                        seat=seat,
+                        kind=pick.kind,
+                        args=to_struct(pick.args),
+                        command_id=f"h{legal.version}",
+                        expected_version=legal.version,
+                    ),
+                    metadata=who,
+                )
+            except grpc.aio.AioRpcError as err:  # the game moved on (a timer): ask again
+                assert err.code() == grpc.StatusCode.ABORTED, err.details()
+
+
+async def bot_moved(e: Embedded, game_id: str, seat: str) -> bool:
+    """Return whether the game's log has events caused by a bot worker's command for seat
+    (the command id names the bot's policy, seed and seat: services/bots/worker.py)."""
+    envs = await e.store.read(f"game-{game_id}")
+    return any("bot:" in env.causation_id and f":{seat}:" in env.causation_id for env in envs)
+
+
+@pytest.mark.parametrize(("game", "bot_seat"), [("worlds", "p2"), ("fallen", "dungeon_lord")])
+async def test_a_vs_bot_game_is_played_to_the_end_by_the_embedded_servers_bot(
+    embedded: Embedded, game: str, bot_seat: str
+) -> None:
+    # given the embedded server and a player who enqueues for a game against a bot
+    prefs = {"role": "hero"} if game == "fallen" else {}
+    match = await matched(embedded, "amy", game, "vs_bot", **prefs)
+    assert match.seat != bot_seat
+    # when the player plays their seat with the listed legal commands
+    outcome = await play_human(embedded, game, match.game_id, match.seat, "amy")
+    # then the game ends with a result, and the bot seat moved through the rules
+    assert outcome and outcome.get("winner") in (match.seat, bot_seat)
+    assert await bot_moved(embedded, match.game_id, bot_seat)
+    if game == "worlds":  # and in a bot game of Fallen Worlds the human starts
+        envs = await embedded.store.read(f"game-{match.game_id}")
+        first = [env.data for env in envs if env.data.get("how") in ("bot_game", "chance")]
+        assert first[0] == {"seat": match.seat, "how": "bot_game"}
+
+
+async def test_options_bots_seat_a_bot_in_a_land_game(embedded: Embedded) -> None:
+    # given a two-seat Land game whose options say a bot plays p2
+    options = {**QUICK_LAND, "bots": ["p2"], "bot_policy": "easy"}
+    created = await embedded.rules.CreateGame(
+        rules_pb2.CreateGameRequest(
+            game="land", seats={"p1": "amy", "p2": "bot-p2"}, options=to_struct(options)
+        ),
+        metadata=md("amy"),
+    )
+    # when amy plays p1, then the game ends and p2 moved by itself
+    outcome = await play_human(embedded, "land", created.game_id, "p1", "amy")
+    assert outcome
+    assert await bot_moved(embedded, created.game_id, "p2")
+
+
+async def test_a_server_without_bot_workers_refuses_bot_seats(botless: Embedded) -> None:
+    # given an embedded server started with no bot workers
+    # when a player enqueues for a vs_bot game, then it is refused, naming why
+    req = pb.EnqueueRequest(game="worlds", mode="vs_bot")
+    with pytest.raises(grpc.aio.AioRpcError) as refused:
+        await botless.mm.Enqueue(req, metadata=md("amy"))
+    assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert "bot" in (refused.value.details() or "")
+    # and CreateGame with a bot seat (listed, or a bot: player) is refused the same way
+    for seats, options in (
+        ({"p1": "amy", "p2": "bob"}, {"bots": ["p2"]}),
+        ({"hero": "amy", "dungeon_lord": "bot:fallen:0"}, {}),
+    ):
+        game = "worlds" if "p1" in seats else "fallen"
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await botless.rules.CreateGame(
+                rules_pb2.CreateGameRequest(game=game, seats=seats, options=to_struct(options)),
+                metadata=md("amy"),
+            )
+        assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+        assert "no bot workers" in (refused.value.details() or "")
+    # and a game of humans only is created
+    ok = await botless.rules.CreateGame(
+        rules_pb2.CreateGameRequest(game="worlds", seats={"p1": "amy", "p2": "bob"}),
+        metadata=md("amy"),
+    )
+    assert ok.game_id
+
+
+async def test_bad_bot_options_are_refused_naming_the_field(embedded: Embedded) -> None:
+    for game, seats, options, field in (
+        ("fallen", {"hero": "amy", "dungeon_lord": "b"}, {"bots": ["nobody"]}, "options.bots"),
+        ("land", {"p1": "amy", "p2": "b"}, {"bots": ["p2"], "bot_policy": "x"}, "bot_policy"),
+        ("fallen", {"hero": "amy", "dungeon_lord": "b"}, {"bot_seed": 5}, "options.bot_seed"),
+    ):
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await embedded.rules.CreateGame(
+                rules_pb2.CreateGameRequest(game=game, seats=seats, options=to_struct(options)),
+                metadata=md("amy"),
+            )
+        assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert field in (refused.value.details() or "")
