@@ -91,6 +91,7 @@ class Backend:
     channels: list[grpc.aio.Channel | Reconnecting] = field(default_factory=list)
     tasks: list[asyncio.Task[None]] = field(default_factory=list)
     matchmaker: Any = None  # the Matchmaker when this server runs matchmaking
+    bot_tasks: list[asyncio.Task[None]] = field(default_factory=list)  # in-process bot workers
 
     @property
     def port(self) -> int:
@@ -200,9 +201,17 @@ async def serve(
     running = await start_server(mounts, address)
     if mm_pools is not None and "*" not in mm_pools.endpoints and service == ALL:
         mm_pools.endpoints["*"] = f"127.0.0.1:{running.port}"
+    tasks = [asyncio.create_task(job()) for job in background or []]
+    bot_tasks = []
     if service == ALL and bots:
         target = f"127.0.0.1:{running.port}"
-        background = [*(background or []), *bot_jobs(store, target, bots)]
-    tasks = [asyncio.create_task(job()) for job in background or []]
+        bot_tasks = [asyncio.create_task(job()) for job in bot_jobs(store, target, bots)]
     log.info("serving", extra={"service": service, "address": address, "port": running.port})
-    return Backend(running=running, store=store, channels=channels, tasks=tasks, matchmaker=mm)
+    return Backend(
+        running=running,
+        store=store,
+        channels=channels,
+        tasks=[*bot_tasks, *tasks],
+        matchmaker=mm,
+        bot_tasks=bot_tasks,
+    )

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import time
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import grpc
@@ -22,6 +23,7 @@ from fallen.rules.v1 import rules_pb2, rules_pb2_grpc
 
 from services.app import Backend, serve
 from services.bots.policies import parse_choices
+from services.matchmaking.timers import check_all
 from services.platform.auth import issue_token
 from services.platform.grpcx.structs import struct_to_py, to_struct
 from services.platform.store.sqlite import SqliteEventStore
@@ -97,28 +99,35 @@ async def play_human(e: Embedded, game: str, game_id: str, seat: str, player: st
             if g.waiting_for != seat:  # the bot's turn (or chance): wait for it
                 await asyncio.sleep(0.01)
                 continue
-            legal = await e.rules.ListLegalCommands(
-                rules_pb2.ListLegalCommandsRequest(game_id=game_id, seat=seat), metadata=who
-            )
-            if legal.waiting_for != seat or not legal.commands:
-                continue
-            choices = parse_choices(legal.commands)
-            digest = hashlib.sha256(f"{game_id}:{legal.version}".encode()).digest()
-            pick = choices[int.from_bytes(digest[:8], "big") % len(choices)]
-            try:
-                await e.rules.SubmitCommand(
-                    rules_pb2.SubmitCommandRequest(
-                        game_id=game_id,
-                        seat=seat,
-                        kind=pick.kind,
-                        args=to_struct(pick.args),
-                        command_id=f"h{legal.version}",
-                        expected_version=legal.version,
-                    ),
-                    metadata=who,
-                )
-            except grpc.aio.AioRpcError as err:  # the game moved on (a timer): ask again
-                assert err.code() == grpc.StatusCode.ABORTED, err.details()
+            await submit_listed(e, game_id, seat, player)
+
+
+async def submit_listed(e: Embedded, game_id: str, seat: str, player: str) -> None:
+    """Submit one of the seat's listed legal commands (a hashed pick), if it must act."""
+    who = md(player)
+    legal = await e.rules.ListLegalCommands(
+        rules_pb2.ListLegalCommandsRequest(game_id=game_id, seat=seat), metadata=who
+    )
+    if legal.waiting_for != seat or not legal.commands:
+        await asyncio.sleep(0.01)
+        return
+    choices = parse_choices(legal.commands)
+    digest = hashlib.sha256(f"{game_id}:{legal.version}".encode()).digest()
+    pick = choices[int.from_bytes(digest[:8], "big") % len(choices)]
+    try:
+        await e.rules.SubmitCommand(
+            rules_pb2.SubmitCommandRequest(
+                game_id=game_id,
+                seat=seat,
+                kind=pick.kind,
+                args=to_struct(pick.args),
+                command_id=f"h{legal.version}",
+                expected_version=legal.version,
+            ),
+            metadata=who,
+        )
+    except grpc.aio.AioRpcError as err:  # the game moved on (a timer): ask again
+        assert err.code() == grpc.StatusCode.ABORTED, err.details()
 
 
 async def bot_moved(e: Embedded, game_id: str, seat: str) -> bool:
@@ -160,6 +169,25 @@ async def test_options_bots_seat_a_bot_in_a_land_game(embedded: Embedded) -> Non
     outcome = await play_human(embedded, "land", created.game_id, "p1", "amy")
     assert outcome
     assert await bot_moved(embedded, created.game_id, "p2")
+
+
+@pytest.mark.parametrize(("mode", "prefs"), [("solo1", {}), ("solo2", {"challenge_level": 4})])
+async def test_a_solo_variants_opponents_are_played_by_the_rules(
+    embedded: Embedded, mode: str, prefs: dict[str, Any]
+) -> None:
+    # given a player matched at once for a (short) Land solo game
+    mm = embedded.backend.matchmaker
+    spec = mm.modes[f"land/{mode}"]
+    mm.modes[f"land/{mode}"] = replace(spec, options={**spec.options, **QUICK_LAND})
+    match = await matched(embedded, "sol", "land", mode, **prefs)
+    assert match.seat == "p1"
+    # when the player plays p1, then the game ends: no seat but theirs was ever waited for
+    outcome = await play_human(embedded, "land", match.game_id, "p1", "sol")
+    assert outcome
+    g = await embedded.rules.GetGame(
+        rules_pb2.GetGameRequest(game_id=match.game_id), metadata=md("sol")
+    )
+    assert dict(g.seats) == {"p1": "sol"}
 
 
 async def test_a_server_without_bot_workers_refuses_bot_seats(botless: Embedded) -> None:
@@ -204,3 +232,61 @@ async def test_bad_bot_options_are_refused_naming_the_field(embedded: Embedded) 
             )
         assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
         assert field in (refused.value.details() or "")
+
+
+async def test_a_taken_over_seat_is_played_by_the_embedded_servers_bot(embedded: Embedded) -> None:
+    # given two players matched for a (short) Land standard game on the embedded server
+    mm = embedded.backend.matchmaker
+    mode = mm.modes["land/standard"]
+    mm.modes["land/standard"] = replace(mode, options={**mode.options, **QUICK_LAND})
+    ta, tb = await asyncio.gather(
+        matched(embedded, "ann", "land", "standard", seat_counts=[2]),
+        matched(embedded, "ben", "land", "standard", seat_counts=[2]),
+    )
+    game_id = ta.game_id
+    assert tb.game_id == game_id
+    g = await embedded.rules.GetGame(rules_pb2.GetGameRequest(game_id=game_id), metadata=md("ann"))
+    quiet = g.waiting_for
+    other = next(s for s in g.seats if s != quiet)
+    # when the seat the game waits for stays quiet past its turn timer and its grace
+    later = time.time() + 10_000
+    for at, action in ((later, "warned"), (later + 10_000, "taken_over")):
+        assert await check_all(mm.state, embedded.store, mm.creator, mm.modes, at) == {
+            game_id: action
+        }
+    # then the server's bot plays it while the other player plays theirs, to the end
+    outcome = await play_human(embedded, "land", game_id, other, g.seats[other])
+    assert outcome
+    assert await bot_moved(embedded, game_id, quiet)
+
+
+async def test_a_stuck_bot_seat_is_warned_then_forfeits(embedded: Embedded) -> None:
+    # given a vs_bot Fallen game whose bot worker has died
+    for task in embedded.backend.bot_tasks:
+        task.cancel()
+    await asyncio.gather(*embedded.backend.bot_tasks, return_exceptions=True)
+    match = await matched(embedded, "amy", "fallen", "vs_bot", role="hero")
+    # when the player moves until the game waits for the bot seat
+    who = md("amy")
+    async with asyncio.timeout(60):
+        while True:
+            g = await embedded.rules.GetGame(
+                rules_pb2.GetGameRequest(game_id=match.game_id), metadata=who
+            )
+            if g.waiting_for == "dungeon_lord":
+                break
+            await submit_listed(embedded, match.game_id, "hero", "amy")
+    # then the turn timer warns the quiet bot seat, and after the grace it forfeits
+    mm = embedded.backend.matchmaker
+    later = time.time() + 10_000
+    for at, action in ((later, "warned"), (later + 10_000, "forfeited")):
+        assert await check_all(mm.state, embedded.store, mm.creator, mm.modes, at) == {
+            match.game_id: action
+        }
+    g = await embedded.rules.GetGame(rules_pb2.GetGameRequest(game_id=match.game_id), metadata=who)
+    assert g.ended
+    assert struct_to_py(g.outcome) == {
+        "winner": "hero",
+        "forfeit": "dungeon_lord",
+        "conclusion": "forfeit",
+    }
