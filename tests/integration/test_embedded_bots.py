@@ -1,7 +1,9 @@
 """Bot games on the embedded server (`fallenctl serve all`, what `make run` serves).
 
-The server is started as the CLI starts it (SQLite store, in-process bot workers that act
-through the server's own gRPC API). A player enqueues, and plays only their own seat with
+The vs_bot games run against a `fallenctl serve` process started as `make run` starts it
+(tests/support/make_run.py); the other tests start the same server in process (SQLite
+store, in-process bot workers that act through the server's own gRPC API) to reach its
+matchmaker's timers and its workers. A player enqueues, and plays only their own seat with
 the commands ListLegalCommands lists; the bot seat is played by the server's workers to the
 end. A server without bot workers refuses bot seats at Enqueue and CreateGame.
 """
@@ -27,6 +29,7 @@ from services.matchmaking.timers import check_all
 from services.platform.auth import issue_token
 from services.platform.grpcx.structs import struct_to_py, to_struct
 from services.platform.store.sqlite import SqliteEventStore
+from tests.support.make_run import make_run
 
 WAIT_S = 240.0
 QUICK_LAND = {"short_game": True, "max_turns": 2}
@@ -38,7 +41,7 @@ def md(player: str) -> tuple[tuple[str, str], ...]:
 
 @dataclass
 class Embedded:
-    backend: Backend
+    backend: Backend | None  # None: a `fallenctl serve` process (tests/support/make_run.py)
     store: SqliteEventStore
     rules: rules_pb2_grpc.RulesServiceStub
     mm: pb_grpc.MatchmakingServiceStub
@@ -66,6 +69,24 @@ async def _embedded(tmp_path: Any, monkeypatch: Any, workers: int) -> AsyncItera
 async def embedded(tmp_path, monkeypatch) -> AsyncIterator[Embedded]:
     async for e in _embedded(tmp_path, monkeypatch, 1):
         yield e
+
+
+@pytest.fixture
+async def made_run(tmp_path) -> AsyncIterator[Embedded]:
+    """The backend as `make run` starts it: a `fallenctl serve` process on SQLite."""
+    with make_run(tmp_path) as served:
+        store = SqliteEventStore(served.db)
+        channel = grpc.aio.insecure_channel(served.grpc)
+        try:
+            yield Embedded(
+                None,
+                store,
+                rules_pb2_grpc.RulesServiceStub(channel),
+                pb_grpc.MatchmakingServiceStub(channel),
+            )
+        finally:
+            await channel.close()
+            await store.close()
 
 
 @pytest.fixture
@@ -139,9 +160,12 @@ async def bot_moved(e: Embedded, game_id: str, seat: str) -> bool:
 
 @pytest.mark.parametrize(("game", "bot_seat"), [("worlds", "p2"), ("fallen", "dungeon_lord")])
 async def test_a_vs_bot_game_is_played_to_the_end_by_the_embedded_servers_bot(
-    embedded: Embedded, game: str, bot_seat: str
+    made_run: Embedded, monkeypatch: Any, game: str, bot_seat: str
 ) -> None:
-    # given the embedded server and a player who enqueues for a game against a bot
+    # given the backend as `make run` serves it, and a player who enqueues against a bot
+    monkeypatch.setenv("FALLEN_DEV", "1")
+    monkeypatch.delenv("FALLEN_JWT_SECRET", raising=False)
+    embedded = made_run
     prefs = {"role": "hero"} if game == "fallen" else {}
     match = await matched(embedded, "amy", game, "vs_bot", **prefs)
     assert match.seat != bot_seat
@@ -176,6 +200,7 @@ async def test_a_solo_variants_opponents_are_played_by_the_rules(
     embedded: Embedded, mode: str, prefs: dict[str, Any]
 ) -> None:
     # given a player matched at once for a (short) Land solo game
+    assert embedded.backend is not None
     mm = embedded.backend.matchmaker
     spec = mm.modes[f"land/{mode}"]
     mm.modes[f"land/{mode}"] = replace(spec, options={**spec.options, **QUICK_LAND})
@@ -236,6 +261,7 @@ async def test_bad_bot_options_are_refused_naming_the_field(embedded: Embedded) 
 
 async def test_a_taken_over_seat_is_played_by_the_embedded_servers_bot(embedded: Embedded) -> None:
     # given two players matched for a (short) Land standard game on the embedded server
+    assert embedded.backend is not None
     mm = embedded.backend.matchmaker
     mode = mm.modes["land/standard"]
     mm.modes["land/standard"] = replace(mode, options={**mode.options, **QUICK_LAND})
@@ -262,6 +288,7 @@ async def test_a_taken_over_seat_is_played_by_the_embedded_servers_bot(embedded:
 
 async def test_a_stuck_bot_seat_is_warned_then_forfeits(embedded: Embedded) -> None:
     # given a vs_bot Fallen game whose bot worker has died
+    assert embedded.backend is not None
     for task in embedded.backend.bot_tasks:
         task.cancel()
     await asyncio.gather(*embedded.backend.bot_tasks, return_exceptions=True)
