@@ -44,6 +44,7 @@ from services.platform.games import (
 from services.platform.upcast import REGISTRY, Upcasters, for_rules
 from services.projections.core import to_rules_event
 from services.projections.records import HASHED_FIELDS, record_envelope
+from services.rules.bot_seats import engine_options
 from services.rules.engine.api import CHANCE, DECK_KINDS, Command, Event, GameRules, Setup
 
 RulesOf = Callable[[str], GameRules | None]
@@ -352,7 +353,9 @@ def replay_state(
     up = for_rules(rules, upcasters)
     rp = _Replay(rules.initial_state())
     events = [(i, up.upcast(env)) for i, env in game_events[1:]]
-    setup = Setup(dict(created.get("seats", {})), dict(created.get("options", {})))
+    setup = Setup(
+        dict(created.get("seats", {})), engine_options(rules, dict(created.get("options", {})))
+    )
     try:
         initial = rules.initial_events(game_id, setup)
     except Exception as exc:

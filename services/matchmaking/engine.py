@@ -22,7 +22,7 @@ from services.matchmaking.model import (
 from services.matchmaking.modes import Mode, find_mode
 from services.matchmaking.ratings import default_row
 from services.matchmaking.state import Completion, MatchState
-from services.platform.errors import DomainError, InvalidArgument, PermissionDenied
+from services.platform.errors import DomainError, InvalidArgument, PermissionDenied, RuleViolation
 
 log = logging.getLogger("fallen.matchmaking")
 PLAYER_RE = re.compile(r"^[A-Za-z0-9_.@-]{1,64}$")
@@ -48,6 +48,10 @@ class GameCreator(Protocol):
     ) -> str:
         """Create the game with the client seeds given (seat -> seed); return the dice
         commitment."""
+        ...
+
+    async def bot_refusal(self, endpoint: str, game: str) -> str:
+        """Return why the pool at endpoint cannot take bot seats of a game ("" = it can)."""
         ...
 
 
@@ -126,8 +130,13 @@ class Matchmaker:
     async def enqueue(self, caller: str, req: Request) -> Ticket:
         """Validate and queue a ticket; raise LiveTicket when a player has one already."""
         mode = find_mode(self.modes, req.game, req.mode)
-        self.creator.endpoint(mode.pool)  # FAILED_PRECONDITION when no pool serves the mode
+        endpoint = self.creator.endpoint(mode.pool)  # FAILED_PRECONDITION: no pool serves it
         check_seed(req.client_seed)
+        if mode.bots or req.bot_takeover:
+            why = await self.creator.bot_refusal(endpoint, mode.game)
+            if why:
+                wants = "bot seats" if mode.bots else "preferences.bot_takeover"
+                raise RuleViolation(f"{mode.key()}: {wants} need a bot player, but {why}")
         players = party_of(caller, mode, req.party)
         role = check_preferences(mode, req, len(players))
         if role and len(players) > 1:
@@ -205,6 +214,9 @@ class Matchmaker:
             options[mode.challenge_option] = group[0].challenge_level
         seat_of = {p: s for s, p in seats.items()}
         seeds = {seat_of[t.players[0]]: t.client_seed for t in group if t.client_seed}
+        bots = [s for s, p in seats.items() if p.startswith(BOT_PREFIX)]
+        if bots:  # the rules know the bot seats (in Worlds the human then starts)
+            options["bots"] = bots
         try:
             endpoint = self.creator.endpoint(mode.pool)
             commitment = await self.creator.create_game(

@@ -20,6 +20,24 @@ POOLS: dict[str, PoolSpec | None] = {
 }
 
 
+# bot pool -> the rules pool whose games it plays (None: every game). Each worker talks to
+# one rules endpoint (--rules), so each dedicated rules pool has its bot pool; the bot
+# pool's name is its consumer group on the feed (docs/matchmaking.md, "Seats that go quiet").
+BOT_POOLS: dict[str, str | None] = {
+    "bots": None,
+    "bots-fallen": "rules-fallen",
+    "bots-worlds": "rules-worlds",
+    "bots-land": "rules-land",
+    "bots-land-epic": "rules-land-epic",
+}
+
+
+def bot_pool_spec(group: str) -> PoolSpec | None:
+    """Return what a bot pool (by its name, its consumer group) plays; KeyError if unknown."""
+    rules = BOT_POOLS[group]
+    return POOLS[rules] if rules else None
+
+
 def admits(spec: PoolSpec | None, game: str, seat_count: int | None) -> bool:
     """Return whether a pool serves a game of this kind and seat count (None = not known yet)."""
     if spec is None:

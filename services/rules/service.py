@@ -253,8 +253,13 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         principal: Principal,
     ) -> rules_pb2.ListGamesResponse:
         """List the game kinds served."""
+        bots = self.runner.bots
         kinds = [
-            rules_pb2.GameKind(game=g, seats=list(self.runner.engine(g).seats))
+            rules_pb2.GameKind(
+                game=g,
+                seats=list(self.runner.engine(g).seats),
+                bot_seats_refused=await bots.refusal(g, None) if bots is not None else "",
+            )
             for g in self.runner.games()
         ]
         return rules_pb2.ListGamesResponse(games=kinds)

@@ -26,6 +26,7 @@ class WorldsRules(KernelRules):
 
     game = "worlds"
     seats = SEATS
+    reads_bot_options = True  # the human of a bot game starts (services/rules/bot_seats.py)
     registry = REGISTRY
     schemas = {
         "done": {},
