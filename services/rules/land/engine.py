@@ -67,6 +67,7 @@ SCHEMAS: dict[str, dict[str, type]] = {
     "move": {"x": int, "y": int},
     "use": {"card": str, "target?": str},
     "keep": {"card": str},
+    "share": {"target": str},
 }
 
 
@@ -162,6 +163,8 @@ class LandRules(KernelRules):
             "kind": result.get("kind", ""),
             "scores": result.get("scores", {}),
         }
+        if "opposing_winners" in result:  # Solo II (card data 3 on): who beat the player
+            out["opposing_winners"] = result["opposing_winners"]
         # solo variants record the turns taken in game_won; every game reports its turns
         out["turns"] = int(result.get("turns", state.count("turn")))
         return out

@@ -8,8 +8,9 @@ from dataclasses import replace
 from services.rules.engine.api import PUBLIC
 from services.rules.engine.flow import Args, Ctx, Registry
 from services.rules.engine.state import State
+from services.rules.land.data import RULES_3, economy
 from services.rules.land.economy import Bank, Town
-from services.rules.land.state import ZONES, bank, town
+from services.rules.land.state import ZONES, bank, players, rules_from, town
 
 
 def _facts_only(state: State) -> bool:
@@ -91,3 +92,13 @@ def sync_bank(ctx: Ctx, new: Bank) -> None:
             ctx.add(f"bank.tech.{t}", n - old.techs[t], "bank")
     if old.defense is not None and new.defense is not None:
         ctx.add("bank.defense", new.defense - old.defense, "bank")
+
+
+def wiped_draw(ctx: Ctx, seat: str) -> None:
+    """A party left with no Character and an empty Town Roster draws 2 Characters into its
+    roster, crowned in the next Purchase sub-phase (card data 3 on; docs 6.4)."""
+    if seat not in players(ctx.state) or not rules_from(ctx.state, RULES_3):
+        return  # a Solo II PVP Party has no roster; older games keep their rules
+    if not ctx.state.zone(f"roster.{seat}"):
+        n = int(economy()["wiped_party_draw"])
+        ctx.push(("draw", {"seat": seat, "deck": "characters", "n": n, "zone": f"roster.{seat}"}))

@@ -9,7 +9,7 @@ from services.rules.land.damage import heal, is_dead, take_damage
 from services.rules.land.data import DAMAGE_TYPES, card
 from services.rules.land.deeds import Weeks, gain
 from services.rules.land.economy import adjust
-from services.rules.land.flow import Args, Ctx, sync_town, task
+from services.rules.land.flow import Args, Ctx, sync_town, task, wiped_draw
 from services.rules.land.gods_hammer import board, push_out
 from services.rules.land.party import CROWNS
 from services.rules.land.state import home, member, party, players, town
@@ -172,6 +172,7 @@ def _bury(ctx: Ctx, a: Args) -> None:
         back = push_out(board(ctx.state), home(ctx.state, seat))
         ctx.setv(f"pos.{seat}", list(back))
         ctx.note("party_lost", seat=seat)
+        wiped_draw(ctx, seat)
 
 
 @task("lose_random_spoils")
