@@ -17,6 +17,9 @@ from services.rules.fallen.flow import Ctx
 from services.rules.fallen.state import DL
 
 FIXED_IN: Final = 2  # the card-data version whose games follow these rules
+# the card-data version from which games follow the rulebook read again (register "v4"):
+# the rules of dealt games made whole, Block per card, thresholds at all times, ...
+REREAD_IN: Final = 4
 
 
 def from_ability(ctx: Ctx, src: str) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from services.rules.fallen import decks
 from services.rules.fallen import derived as dv
-from services.rules.fallen.abilities import FIXED_IN, end_ability
+from services.rules.fallen.abilities import FIXED_IN, REREAD_IN, end_ability
 from services.rules.fallen.cards import card, since
 from services.rules.fallen.effects import run_effects
 from services.rules.fallen.flow import Args, Ctx, task
@@ -123,25 +123,29 @@ def _draw_critical(ctx: Ctx, a: Args) -> None:
         ctx.note("no_critical_left")
         return
     if decks.dealt(ctx):  # dealt face up by the deck service (services/rules/fallen/decks.py)
-        ctx.push(decks.draw("critical.deck", "crit.hero", 1, ("critical_drawn", {})))
+        then: Args = {"before": granted_dice(ctx.state)} if since(REREAD_IN) else {}
+        ctx.push(decks.draw("critical.deck", "crit.hero", 1, ("critical_drawn", then)))
         return
     cid = ctx.zone("critical.deck")[0]
-    c = card(cid)
-    if since(FIXED_IN):
-        before = granted_dice(ctx.state)
-        ctx.move(cid, "critical.deck", "crit.dl" if c.get("omen") else "crit.hero")
-        gain_new_dice(ctx, before)  # "immediately gains the blue die" (Slowed)
-        ctx.push(("hand_limit", {"seat": HERO}), ("hand_limit", {"seat": DL}))  # at any time
-        run_effects(ctx, DL, list(c.get("effects", ())), cid)
-        return
-    ctx.move(cid, "critical.deck", "crit.dl" if c.get("omen") else "crit.hero")
-    run_effects(ctx, DL, list(c.get("effects", ())), cid)
+    before = granted_dice(ctx.state) if since(FIXED_IN) else None
+    ctx.move(cid, "critical.deck", "crit.dl" if card(cid).get("omen") else "crit.hero")
+    _in_play(ctx, cid, before)
 
 
 @task("critical_drawn")
 def _critical_drawn(ctx: Ctx, a: Args) -> None:
     for cid in a["cards"]:
-        c = card(cid)
-        if c.get("omen"):
+        if card(cid).get("omen"):
             ctx.move(cid, "crit.hero", "crit.dl")
-        run_effects(ctx, DL, list(c.get("effects", ())), cid)
+        _in_play(ctx, cid, a.get("before"))  # "before" only in games of card data 4+
+
+
+def _in_play(ctx: Ctx, cid: str, before: dict[str, list[str]] | None) -> None:
+    """A Critical card has come into play: with `before` (the dice granted before it, card
+    data 2+ engine-held decks, 4+ dealt), the dice it grants are gained at once ("the
+    Dungeon Lord immediately gains the blue die", Slowed) and both hands are checked
+    against their size ("at any time", Deep Cut); then its effects run."""
+    if before is not None:
+        gain_new_dice(ctx, before)
+        ctx.push(("hand_limit", {"seat": HERO}), ("hand_limit", {"seat": DL}))
+    run_effects(ctx, DL, list(card(cid).get("effects", ())), cid)

@@ -1,19 +1,28 @@
-"""Edge rules that change play (issue 12 items 1-6), for games of card data 2 and later.
+"""Edge rules that change play, for games of card data 2 and later.
 
 Each test quotes the rulebook sentence it enforces; where the original rules (card data 1,
 kept so that old games replay) differ, a contrast test shows the old behaviour is kept.
+Rules that once held only on the engine-held decks run on both paths: card data 2 with the
+engine-held decks, and the newest data dealt by the deck service (the path of new games).
 """
 
 from __future__ import annotations
 
+import pytest
 from fallen_harness import Game
 
 from services.rules.fallen import derived as dv
+from services.rules.fallen.cards import LATEST
 from services.rules.fallen.state import DL, HERO
 
+# (card data, dealt by the deck service): the engine-held decks of card data 2, and new games
+BOTH_PATHS = pytest.mark.parametrize(("card_data", "dealt"), [(2, False), (LATEST, True)])
 
-def _game(hero: str = "merace", skill: str | None = None, card_data: int = 2) -> Game:
-    g = Game(hero=hero, dl="archivist", skill=skill, card_data=card_data)
+
+def _game(
+    hero: str = "merace", skill: str | None = None, card_data: int = 2, dealt: bool = False
+) -> Game:
+    g = Game(hero=hero, dl="archivist", skill=skill, card_data=card_data, dealt=dealt)
     g.do(HERO, "choose", choice=g.quest_choice)
     g.set("fortune.hero", 5)
     g.set("fortune.dungeon_lord", 5)
@@ -170,13 +179,9 @@ def test_given_a_block_this_challenge_card_then_it_stands_against_later_wounds()
 
 
 # --- item 4: dice gained mid-challenge are gained at once ------------------------------------
-def test_given_slowed_claimed_mid_agility_challenge_then_the_dl_rolls_its_blue_die_at_once() -> (
-    None
-):
-    # "If Slowed is claimed during an agility challenge before the challenge has been
-    # resolved, the Dungeon Lord immediately gains the blue die from the Slowed card."
+def _slowed_drawn_after_the_dl_rolled(card_data: int, dealt: bool) -> Game:
     # Given an Agility challenge in which the Dungeon Lord has rolled, Slowed on the deck
-    g = _game()
+    g = _game(card_data=card_data, dealt=dealt)
     _creature(g, 0, "cr_goblin_sneak")
     g.challenge("agility")
     g.passes()
@@ -187,11 +192,30 @@ def test_given_slowed_claimed_mid_agility_challenge_then_the_dl_rolls_its_blue_d
     g.put("crit_slowed", "critical.deck")
     # When the Critical card is drawn (the Hero's armor is breached)
     g.run_tasks(("draw_critical", {}))
+    return g
+
+
+@BOTH_PATHS
+def test_given_slowed_claimed_mid_agility_challenge_then_the_dl_rolls_its_blue_die_at_once(
+    card_data: int, dealt: bool
+) -> None:
+    # "If Slowed is claimed during an agility challenge before the challenge has been
+    # resolved, the Dungeon Lord immediately gains the blue die from the Slowed card."
+    g = _slowed_drawn_after_the_dl_rolled(card_data, dealt)
     # Then the Dungeon Lord rolls the blue die at once, and it joins his challenge dice
     assert g.notes("dice_gained") == [{"seat": DL, "dice": ["blue"]}]
     assert g.pending_kind == "roll" and g.pending_data["colours"] == ["blue"]
     g.roll("sword")
     assert [d[0] for d in dv.dice_of(g.state, DL)] == ["black", "black", "blue", "blue"]
+
+
+def test_given_a_dealt_game_of_card_data_three_then_slowed_keeps_its_recorded_rules() -> None:
+    # Games dealt by the deck service with card data 2 or 3 were played without the die
+    # (their recorded rolls replay only so); from card data 4 the rule holds on this path
+    old = _slowed_drawn_after_the_dl_rolled(card_data=3, dealt=True)
+    assert "crit_slowed" in old.zone("crit.dl") and old.notes("dice_gained") == []
+    new = _slowed_drawn_after_the_dl_rolled(card_data=LATEST, dealt=True)
+    assert new.notes("dice_gained") == [{"seat": DL, "dice": ["blue"]}]
 
 
 # --- item 5: each Skill effect once per challenge ----------------------------------------------
@@ -212,13 +236,16 @@ def test_given_gladiator_one_when_three_creatures_die_in_one_challenge_then_one_
 
 
 # --- item 6: hand size at any time ---------------------------------------------------------
-def test_given_deep_cut_when_it_lowers_the_hand_size_then_the_discard_is_asked_at_once() -> None:
+@BOTH_PATHS
+def test_given_deep_cut_when_it_lowers_the_hand_size_then_the_discard_is_asked_at_once(
+    card_data: int, dealt: bool
+) -> None:
     # "Hand Size: The maximum amount of cards the player can have in their hand at any time"
     # Given Merace (hand size 4) holding 4 cards and Deep Cut on top of the Critical deck
-    g = _game()
+    g = _game(card_data=card_data, dealt=dealt)
     for cid in list(g.zone("hero.hand")):
         g.put(cid, "hero.deck")
-    for cid in g.zone("hero.deck")[:4]:
+    for cid in g.deck("hero.deck")[:4]:
         g.put(cid, "hero.hand")
     assert len(g.zone("hero.hand")) == 4 == dv.hand_size(g.state, HERO)
     g.put("crit_deep_cut", "critical.deck")
