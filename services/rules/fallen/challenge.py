@@ -6,6 +6,8 @@ and "Challenge Summary"); each step reads the challenge vars ("ch.*") it needs.
 
 from __future__ import annotations
 
+from typing import Final
+
 from services.rules.fallen import decks
 from services.rules.fallen import derived as dv
 from services.rules.fallen.cards import card
@@ -14,13 +16,17 @@ from services.rules.fallen.flow import Args, Ctx, answer, task
 from services.rules.fallen.state import DL, HERO, other
 from services.rules.fallen.windows import ultimate_ready, use_ultimate
 
+# the standing blocks, emptied when a challenge starts and ends: each seat's, and each
+# Creature's own (data 4+, on its slot)
+SHIELDS: Final = (f"shield.{HERO}", f"shield.{DL}", *(f"shield.slot.{s}" for s in dv.SLOTS))
+
 
 @task("challenge")
 def _challenge(ctx: Ctx, a: Args) -> None:
     """Start a challenge: set its attribute, difficulty and stakes, and queue its steps."""
     ctx.emit("vars_cleared", {"prefix": "ch."})
-    for seat in (HERO, DL):
-        ctx.set_to(f"shield.{seat}", 0, "new challenge")
+    for shield in SHIELDS:
+        ctx.set_to(shield, 0, "new challenge")
     final = a["kind"] == "final"
     ctx.setv("between_stages", None)
     ctx.setv("ch.kind", a["kind"])
@@ -165,7 +171,7 @@ def _winner_xp(ctx: Ctx, a: Args) -> None:
 def _challenge_end(ctx: Ctx, a: Args) -> None:
     for t in ctx.zone("reward.tokens"):
         ctx.move(t, "reward.tokens", "reward.discard")
-    for seat in (HERO, DL):
-        ctx.set_to(f"shield.{seat}", 0, "challenge over")
+    for shield in SHIELDS:
+        ctx.set_to(shield, 0, "challenge over")
     ctx.note("challenge_ended")
     ctx.emit("vars_cleared", {"prefix": "ch."})

@@ -12,13 +12,17 @@ from services.rules.fallen.rolls import gain_new_dice, granted_dice
 from services.rules.fallen.state import DL, HERO
 
 
-def _absorb(ctx: Ctx, seat: str, n: int) -> int:
-    shield = ctx.count(f"shield.{seat}")
-    used = min(shield, n)
-    if used:
-        ctx.add(f"shield.{seat}", -used, "block")
-        ctx.note("wounds_blocked", seat=seat, n=used)
-    return n - used
+def _absorb(ctx: Ctx, seat: str, n: int, slot: int | None = None) -> int:
+    """Cancel Wounds with standing blocks: a Creature's own (its slot's) first, then the
+    seat's (an Ultimate's, a "this challenge" card's)."""
+    keys = [f"shield.slot.{slot}"] if seat == DL and slot is not None else []
+    for key in (*keys, f"shield.{seat}"):
+        used = min(ctx.count(key), n)
+        if used:
+            ctx.add(key, -used, "block")
+            ctx.note("wounds_blocked", seat=seat, n=used)
+            n -= used
+    return n
 
 
 @task("wound")
@@ -30,7 +34,7 @@ def _wound(ctx: Ctx, a: Args) -> None:
         if slot is None or dv.creature_in(ctx, slot) is None:
             ctx.note("wounds_discarded", n=n, reason="no live creature to take them")
             return
-    n = _absorb(ctx, side, n)
+    n = _absorb(ctx, side, n, a.get("slot"))
     if n <= 0:
         return
     args = dict(a, n=n)
@@ -70,7 +74,7 @@ def _parried(ctx: Ctx, side: str, n: int) -> int:
 @task("place_wound")
 def _place(ctx: Ctx, a: Args) -> None:
     side = a["side"]
-    n = _absorb(ctx, side, int(a["n"]))
+    n = _absorb(ctx, side, int(a["n"]), a.get("slot"))
     if since(FIXED_IN):
         n = _parried(ctx, side, n)
     if n <= 0:

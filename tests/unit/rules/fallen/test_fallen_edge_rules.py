@@ -258,3 +258,42 @@ def test_given_deep_cut_when_it_lowers_the_hand_size_then_the_discard_is_asked_a
     g.do(HERO, k, **a)
     assert len(g.zone("hero.hand")) == 3
     assert g.pending_data.get("name") == "test_end"
+
+
+# --- Block protects its own card (card data 4) --------------------------------------------
+def _bone_shield_up(card_data: int) -> Game:
+    # Given the Skeleton Guard (Bone Shield: "Block 1 Wound this challenge") activated in
+    # slot 2, its block standing, and another Creature in the adjacent slot 1
+    g = _game(card_data=card_data, dealt=card_data >= 4)
+    _creature(g, 2, "cr_skeleton_guard")
+    _creature(g, 1, "cr_giant_rats")  # armor 2
+    g.challenge("strength")
+    g.passes()
+    g.do(DL, "activate", slot=2)
+    g.passes()
+    return g
+
+
+def _wound_creature(g: Game, slot: int) -> None:
+    g.run_tasks(("wound", {"side": DL, "n": 1, "slot": slot}))
+    g.passes()
+
+
+def test_given_a_creatures_own_block_then_it_protects_that_creature_only() -> None:
+    # "Block is an ability to protect a Hero or Creature from taking Wound tokens."
+    g = _bone_shield_up(LATEST)
+    assert g.count("shield.slot.2") == 1 and g.count("shield.dungeon_lord") == 0
+    # When a Wound is dealt to the Creature in slot 1, it is not blocked by the Skeleton's
+    _wound_creature(g, 1)
+    assert g.count("wounds.slot.1") == 1
+    assert g.notes("wounds_blocked") == []
+    # And a Wound dealt to the Skeleton Guard itself is blocked
+    _wound_creature(g, 2)
+    assert g.count("wounds.slot.2") == 0
+    assert g.notes("wounds_blocked") == [{"seat": DL, "n": 1}]
+
+
+def test_given_card_data_three_then_a_creatures_block_stood_for_every_creature() -> None:
+    g = _bone_shield_up(3)
+    _wound_creature(g, 1)
+    assert g.count("wounds.slot.1") == 0 and g.notes("wounds_blocked") == [{"seat": DL, "n": 1}]
