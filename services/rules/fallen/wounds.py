@@ -110,6 +110,18 @@ def kill(ctx: Ctx, slot: int) -> None:
         end_ability(ctx, "killed")  # "canceled as soon as it leaves play" (data 2+)
 
 
+@task("thresholds")
+def _thresholds(ctx: Ctx, a: Args) -> None:
+    """Thresholds hold at all times (data 4+): after a card changed an armor rating (an
+    Armor card swapped, a Curse bound), a Creature whose Wounds equal or exceed its armor is
+    killed, and the Hero's armor is breached if its Wounds reach its rating."""
+    for slot in dv.live_slots(ctx):
+        wounds = ctx.count(f"wounds.slot.{slot}")
+        if wounds and wounds >= dv.creature_armor(ctx, slot):
+            kill(ctx, slot)
+    ctx.push(("breach_check", {}))
+
+
 @task("breach_check")
 def _breach_check(ctx: Ctx, a: Args) -> None:
     rating = dv.armor_rating(ctx)

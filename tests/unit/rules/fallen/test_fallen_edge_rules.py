@@ -297,3 +297,61 @@ def test_given_card_data_three_then_a_creatures_block_stood_for_every_creature()
     g = _bone_shield_up(3)
     _wound_creature(g, 1)
     assert g.count("wounds.slot.1") == 0 and g.notes("wounds_blocked") == [{"seat": DL, "n": 1}]
+
+
+# --- thresholds hold at all times (card data 4) --------------------------------------------
+def _hex_on_a_wounded_skeleton(card_data: int) -> Game:
+    # Given the Skeleton Guard (armor 3) with 2 Wounds, and Hex of Frailty in Merace's hand
+    g = _game(card_data=card_data, dealt=card_data >= 4)
+    _creature(g, 2, "cr_skeleton_guard")
+    g.set("wounds.slot.2", 2)
+    g.put("hp_merace_hex", "hero.hand")
+    g.challenge("strength")
+    # When the Hero binds Hex of Frailty (the Creature there has 1 less armor) to its slot
+    g.do(DL, "pass")
+    g.do(HERO, "play", card="hp_merace_hex")
+    g.do(HERO, "target", slot=2)
+    return g
+
+
+def test_given_hex_lowers_a_creatures_armor_to_its_wounds_then_it_is_killed_at_once() -> None:
+    # "A Creature that has an amount of Wound tokens equal to or more than its armor rating
+    # is killed."
+    g = _hex_on_a_wounded_skeleton(LATEST)
+    # Then its armor is 2, equal to its Wounds: it is killed and the Hero gains its level
+    assert g.notes("creature_killed") == [{"slot": 2, "creature": "cr_skeleton_guard", "xp": 1}]
+    assert dv.creature_in(g.state, 2) is None and g.count("wounds.slot.2") == 0
+
+
+def test_given_card_data_three_then_hex_left_the_creature_alive_at_its_threshold() -> None:
+    g = _hex_on_a_wounded_skeleton(3)
+    assert not g.notes("creature_killed") and g.count("wounds.slot.2") == 2
+
+
+def _armor_swapped_down(card_data: int) -> Game:
+    # Given Merace in Dragonscale Mail (armor 12) with 10 Wounds on it, and a new Raven
+    # Armor (armor 10) just claimed
+    g = _game(card_data=card_data, dealt=card_data >= 4)
+    g.put("tr_dragonscale_mail", "hero.equipment")
+    g.put("eq_leather_armor", "box")
+    g.set("wounds.hero", 10)
+    g.put("tr_raven_armor", "hero.new_treasure")
+    # When the Hero puts it into play in place of the Dragonscale Mail
+    g.run_tasks(("equip_decision", {}))
+    g.do(HERO, "equip", replace="tr_dragonscale_mail")
+    return g
+
+
+def test_given_an_armor_swapped_for_one_below_its_wounds_then_it_is_breached_at_once() -> None:
+    # "any Wound tokens on the original card are carried over to the new Armor card" /
+    # "When an armor card is dealt an amount of Wound tokens equal to or more than the
+    # card's armor rating ..., the armor is breached."
+    g = _armor_swapped_down(LATEST)
+    # Then the 10 Wounds carried over breach the Raven Armor: a Critical card is drawn
+    assert g.notes("armor_breached") == [{"rating": 10, "left": 0}]
+    assert g.count(f"xp.{DL}") == 1 and len(g.zone("crit.hero") + g.zone("crit.dl")) == 1
+
+
+def test_given_card_data_three_then_a_swapped_armor_held_wounds_over_its_rating() -> None:
+    g = _armor_swapped_down(3)
+    assert not g.notes("armor_breached") and g.count("wounds.hero") == 10
