@@ -44,9 +44,13 @@ class Game:
         else:
             self.fold(RULES.older_setups("t", setup)[0])
         self.do(HERO, "choose_hero", character=hero)
-        self.do(DL, "choose_dungeon_lord", character=dl)
-        first = [c.args["skill"] for c in RULES.legal_commands(self.state, HERO)]
-        self.do(HERO, "choose_skill", skill=skill or first[0])
+        # the starting Skill comes before the Dungeon Lord (card data 4+) or after him
+        for _ in range(2):
+            if self.pending_kind == "choose_dungeon_lord":
+                self.do(DL, "choose_dungeon_lord", character=dl)
+            else:
+                first = [c.args["skill"] for c in RULES.legal_commands(self.state, HERO)]
+                self.do(HERO, "choose_skill", skill=skill or first[0])
         if dealt and stories:
             self.order_story(stories)
         while self.pending_kind == "shuffle":
@@ -222,11 +226,11 @@ class Game:
         ]
 
 
-def dealt_start(game_id: str = "t") -> State:
+def dealt_start(game_id: str = "t", options: dict[str, Any] | None = None) -> State:
     """Return a new game's state once the deck service (the kernel's Dealer) has formed its
-    face-down decks: waiting for the Hero to choose a character."""
+    face-down decks: waiting for the Hero to choose a character (no options: card data 1)."""
     state = RULES.initial_state()
-    for e in RULES.initial_events(game_id, Setup({HERO: "h", DL: "d"})):
+    for e in RULES.initial_events(game_id, Setup({HERO: "h", DL: "d"}, options or {})):
         state = RULES.evolve(state, e)
     dealer = Dealer(b"t" * 32, game_id)
     while (p := RULES.pending(state)) is not None and p.chance is not None:
