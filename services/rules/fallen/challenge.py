@@ -10,7 +10,8 @@ from typing import Final
 
 from services.rules.fallen import decks
 from services.rules.fallen import derived as dv
-from services.rules.fallen.cards import card
+from services.rules.fallen.abilities import REREAD_IN
+from services.rules.fallen.cards import card, since
 from services.rules.fallen.effects import run_effects
 from services.rules.fallen.flow import Args, Ctx, answer, task
 from services.rules.fallen.state import DL, HERO, other
@@ -65,14 +66,16 @@ def _challenge(ctx: Ctx, a: Args) -> None:
         ("judge", {}),
         ("result_abilities", {}),
         ("window_open", {"name": "after_result", "who": DL}),
-        ("claim_cards", {}),
-        ("winner_xp", {}),
-        ("tokens", {"role": "winner"}),
     ]
+    # the stake is claimed after both seats' Reward tokens (Challenge Summary 5-7; data 4+)
+    stake_last = since(REREAD_IN)
+    steps += [] if stake_last else [("claim_cards", {})]
+    steps += [("winner_xp", {}), ("tokens", {"role": "winner"})]
     if final:
         steps += [
             ("fb_claim", {}),
             ("tokens", {"role": "loser"}),
+            *([("claim_cards", {})] if stake_last else []),
             ("rewards_claimed", {}),
             ("replace_dead", {}),
             ("challenge_end", {}),
@@ -82,6 +85,7 @@ def _challenge(ctx: Ctx, a: Args) -> None:
     else:
         steps += [
             ("tokens", {"role": "loser"}),
+            *([("claim_cards", {})] if stake_last else []),
             ("rewards_claimed", {}),
             ("replace_dead", {}),
             ("challenge_end", {}),

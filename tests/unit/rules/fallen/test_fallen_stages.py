@@ -68,6 +68,42 @@ def test_given_card_data_three_then_the_starting_skill_came_after_the_dungeon_lo
     ]
 
 
+def _larders(card_data: int) -> Game:
+    g = Game(hero="seroth", dl="krogarn", quest=0, card_data=card_data, dealt=True)
+    assert g.quest_choice == "Sneak Through the Larders"
+    g.do(HERO, "choose", choice=g.quest_choice)
+    return g
+
+
+def _charge_changes(g: Game) -> list[tuple[int, str]]:
+    out = []
+    for e in g.events:
+        counters = [e.data] if e.type == "counter_changed" else e.data.get("_counters", [])
+        for c in counters:
+            key, delta, reason = (
+                (c["key"], c["delta"], c.get("reason")) if isinstance(c, dict) else c
+            )
+            if key == "charges.hero":
+                out.append((delta, reason))
+    return out
+
+
+def test_given_krogarns_quest_charge_then_it_is_gained_before_the_charge_slots_are_filled() -> None:
+    # Quest Stage "4. ... These starting conditions list initial resources given to one of
+    # the players ... 5. Place three Charge tokens on the Charge slots of each player's
+    # Character card." Given Krogarn's Quest; when the Hero sneaks through the larders
+    g = _larders(LATEST)
+    # then the Quest's Charge is gained on an empty slot (step 4), not lost, and step 5
+    # fills the other slots: the Hero begins with every slot charged
+    assert _charge_changes(g) == [(1, "charge"), (2, "quest")]
+    assert g.count("charges.hero") == 3 and g.count("charges.dungeon_lord") == 3
+
+
+def test_given_card_data_three_then_the_larders_gave_fortune_after_the_slots_were_filled() -> None:
+    g = _larders(3)
+    assert _charge_changes(g) == [(3, "quest")]
+
+
 def test_quest_sets_the_shadow_track_charges_and_starting_resources() -> None:
     g = Game(hero="merace", dl="archivist", quest=1)
     assert g.quest_choice == "Read the Warding Tome"
