@@ -18,7 +18,7 @@ from services.rules.worlds.board import stats
 from services.rules.worlds.facts import fact
 from services.rules.worlds.flow import CURRENT, REGISTRY, RULES_VERSION, emit
 from services.rules.worlds.state import SEATS, WorldsState
-from services.rules.worlds.table import Table
+from services.rules.worlds.table import PHASED, Table
 
 
 class WorldsRules(KernelRules):
@@ -51,8 +51,8 @@ class WorldsRules(KernelRules):
         return self._created(game_id, setup, CURRENT)
 
     def older_setups(self, game_id: str, setup: Setup) -> list[list[Event]]:
-        """Return how games of rules version 2 were created (the audit replays them so)."""
-        return [self._created(game_id, setup, 2)]
+        """Return how games of rules versions 3 and 2 were created (the audit replays them so)."""
+        return [self._created(game_id, setup, 3), self._created(game_id, setup, 2)]
 
     def _created(self, game_id: str, setup: Setup, rules_version: int) -> list[Event]:
         if set(setup.seats) != set(SEATS):
@@ -61,10 +61,14 @@ class WorldsRules(KernelRules):
         ctx = REGISTRY.ctx(WorldsState())
         ctx.emit("game_created", {"game_id": game_id})
         sizes = [opts.size(s) for s in SEATS]
-        emit(
-            ctx,
-            [fact("game_started", seats=list(SEATS), library_sizes=sizes, bots=list(opts.bots))],
+        # the pure rules read the version from game_started (games before PHASED lack it)
+        phased: dict[str, Any] = (
+            {"rules": rules_version} if opts.sealed and rules_version >= PHASED else {}
         )
+        started = fact(
+            "game_started", seats=list(SEATS), library_sizes=sizes, bots=list(opts.bots), **phased
+        )
+        emit(ctx, [started])
         if opts.sealed:  # the cards wait face down in the deck service: shuffle them there
             ctx.setv(RULES_VERSION, rules_version)
             forms: list[tuple[str, dict[str, Any]]] = [
