@@ -15,7 +15,7 @@ from services.matchmaking.model import Ticket as DomainTicket
 from services.matchmaking.modes import find_mode
 from services.matchmaking.ratings import default_row
 from services.platform.auth import Principal, principal_from_metadata
-from services.platform.errors import DomainError, InvalidArgument, PermissionDenied
+from services.platform.errors import DomainError, InvalidArgument
 from services.platform.grpcx.rpc import rpc, status_for
 from services.platform.grpcx.server import Mount
 
@@ -72,8 +72,7 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
         self, request: pb.EnqueueRequest, context: grpc.aio.ServicerContext, principal: Principal
     ) -> pb.EnqueueResponse:
         """Queue the caller and their party."""
-        if principal.is_service:
-            raise PermissionDenied("Enqueue needs a player token")
+        principal.require_player("Enqueue")
         prefs = request.preferences
         req = Request(
             game=request.game,
@@ -124,6 +123,7 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
         principal: Principal,
     ) -> pb.CancelTicketResponse:
         """Cancel a queued ticket of the caller's party."""
+        principal.require_player("CancelTicket")
         t = await self.mm.cancel(principal.subject, request.ticket_id)
         return pb.CancelTicketResponse(ticket=ticket_pb(t, principal.subject))
 

@@ -108,5 +108,5 @@ async def authorize_seat(store: EventStore, principal: Principal, game_id: str, 
         )
     if principal.is_service:
         return
-    if seats[seat] != principal.subject:
+    if principal.is_spectator or seats[seat] != principal.subject:
         raise PermissionDenied(f"seat {quote(seat)} of game {game_id!r} is not yours")

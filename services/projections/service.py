@@ -103,7 +103,9 @@ class ProjectionServicer(pb_grpc.ProjectionServiceServicer):
             raise InvalidArgument(
                 "seat", f"game {game_id!r} has no seat {quote(seat)}; seats: {sorted(seats)}"
             )
-        if not principal.is_service and seats[seat] != principal.subject:
+        if principal.is_service:
+            return seat
+        if principal.is_spectator or seats[seat] != principal.subject:
             raise PermissionDenied(f"seat {quote(seat)} of game {game_id!r} is not yours")
         return seat
 
@@ -262,7 +264,9 @@ class ProjectionServicer(pb_grpc.ProjectionServiceServicer):
     async def _finished_for(self, game_id: str, principal: Principal) -> None:
         """Raise unless the game is over and the caller is a seated player or a service."""
         seats = await self._seats(game_id)
-        if not principal.is_service and principal.subject not in seats.values():
+        if principal.is_spectator or (
+            not principal.is_service and principal.subject not in seats.values()
+        ):
             raise PermissionDenied(f"only the players of game {game_id!r} may read its audit log")
         if not await game_ended(self.store, game_id):
             raise disputes.not_finished(game_id)

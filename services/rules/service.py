@@ -7,7 +7,7 @@ import uuid
 import grpc
 from fallen.rules.v1 import rules_pb2, rules_pb2_grpc
 
-from services.platform.auth import Principal
+from services.platform.auth import Principal, reserved_id
 from services.platform.errors import InvalidArgument, PermissionDenied, RuleViolation, quote
 from services.platform.games import SEAT_EVENTS
 from services.platform.grpcx.rpc import rpc
@@ -30,7 +30,9 @@ def _authorize(loaded: Loaded, principal: Principal, seat: str) -> str:
             "seat",
             f"game {loaded.game_id!r} has no seat {quote(seat)}; seats: {sorted(loaded.seats)}",
         )
-    if not principal.is_service and loaded.seats[seat] != principal.subject:
+    if principal.is_service:
+        return seat
+    if loaded.seats[seat] != principal.subject or reserved_id(principal.subject):
         raise PermissionDenied(f"seat {quote(seat)} of game {loaded.game_id!r} is not yours")
     return seat
 
@@ -78,6 +80,9 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         options = client_struct(request.options, "options")
         if not request.seats:
             raise InvalidArgument("seats", "map each seat to a player id")
+        for seat, player in request.seats.items():
+            if reserved_id(player) and not (principal.is_service or player.startswith("bot:")):
+                raise InvalidArgument(f"seats.{seat}", f"player id {quote(player)} is reserved")
         if not principal.is_service and principal.subject not in request.seats.values():
             raise PermissionDenied(
                 "seats: a player may only create a game in which they hold a seat "
