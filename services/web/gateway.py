@@ -2,13 +2,15 @@
 
 Every route is one read-side RPC. A request with `Authorization: Bearer <player token>` is
 forwarded with that token (the read side then allows that player's seat); without one the
-gateway asks as an anonymous spectator ("web-spectator"), so it can only ever receive the
-spectator's redaction. gRPC status codes map to HTTP ones with the same message.
+gateway asks with a spectator token (kind "spectator": not a player, so it holds no seat in
+any game and can only ever receive the spectator's redaction). gRPC status codes map to
+HTTP ones with the same message.
 """
 
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -23,7 +25,7 @@ from services.platform.auth import issue_token
 from services.platform.grpcx.structs import struct_to_py, value_to_py
 
 STATIC = Path(__file__).parent / "static"
-SPECTATOR = "web-spectator"
+SPECTATOR = "web"  # the spectator token's subject: the principal "spectator:web"
 HTTP_OF = {
     grpc.StatusCode.INVALID_ARGUMENT: 400,
     grpc.StatusCode.UNAUTHENTICATED: 401,
@@ -37,12 +39,25 @@ STUB: web.AppKey[pb_grpc.ProjectionServiceStub] = web.AppKey("stub", pb_grpc.Pro
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
+_SPECTATOR_TOKEN: list[tuple[float, str]] = []  # (renew after, token): one token an hour
+SPECTATOR_TTL_S = 3600
+
+
+def spectator_token() -> str:
+    """Return the gateway's spectator token (renewed well before it expires)."""
+    now = time.monotonic()
+    if not _SPECTATOR_TOKEN or _SPECTATOR_TOKEN[0][0] < now:
+        token = issue_token(SPECTATOR, spectator=True, ttl_s=2 * SPECTATOR_TTL_S)
+        _SPECTATOR_TOKEN[:] = [(now + SPECTATOR_TTL_S, token)]
+    return _SPECTATOR_TOKEN[0][1]
+
+
 def _metadata(request: web.Request) -> tuple[tuple[str, str], ...]:
-    """Return the caller's bearer token, or an anonymous spectator's."""
+    """Return the caller's bearer token, or the anonymous spectator's."""
     auth = request.headers.get("Authorization", "")
     if auth.startswith("Bearer ") and len(auth) < 4096:
         return (("authorization", auth),)
-    return (("authorization", f"Bearer {issue_token(SPECTATOR)}"),)
+    return (("authorization", f"Bearer {spectator_token()}"),)
 
 
 @web.middleware
