@@ -16,7 +16,7 @@ from services.matchmaking.modes import find_mode
 from services.matchmaking.ratings import default_row
 from services.platform.auth import Principal, principal_from_metadata
 from services.platform.errors import DomainError, InvalidArgument
-from services.platform.grpcx.rpc import rpc, status_for
+from services.platform.grpcx.rpc import public_rpc, rpc, status_for
 from services.platform.grpcx.server import Mount
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["MatchmakingService"].full_name
@@ -127,19 +127,21 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
         t = await self.mm.cancel(principal.subject, request.ticket_id)
         return pb.CancelTicketResponse(ticket=ticket_pb(t, principal.subject))
 
-    @rpc
+    @public_rpc
     async def GetRating(
         self, request: pb.GetRatingRequest, context: grpc.aio.ServicerContext, principal: Principal
     ) -> pb.GetRatingResponse:
         """Return a player's rating (public, like a leaderboard row)."""
         mode = find_mode(self.mm.modes, request.game, request.mode)
+        if not request.player and principal.is_spectator:
+            raise InvalidArgument("player", "is required without a player token")
         player = request.player or principal.subject
         if not PLAYER_RE.match(player):
             raise InvalidArgument("player", "is not a player id")
         row = await self.mm.state.rating(mode.key(), player) or default_row(player)
         return pb.GetRatingResponse(rating=rating_pb(row))
 
-    @rpc
+    @public_rpc
     async def Leaderboard(
         self,
         request: pb.LeaderboardRequest,
@@ -153,7 +155,7 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
         rows = await self.mm.state.leaderboard(mode.key(), request.limit or 20)
         return pb.LeaderboardResponse(ratings=[rating_pb(r) for r in rows])
 
-    @rpc
+    @public_rpc
     async def ListModes(
         self, request: pb.ListModesRequest, context: grpc.aio.ServicerContext, principal: Principal
     ) -> pb.ListModesResponse:

@@ -161,7 +161,8 @@ class ProjectionServicer(pb_grpc.ProjectionServiceServicer):
     async def ListGames(
         self, request: pb.ListGamesRequest, context: grpc.aio.ServicerContext, principal: Principal
     ) -> pb.ListGamesResponse:
-        """List the games of the read model (public facts only), in progress first."""
+        """List the games of the read model (public facts only), in progress first; a game's
+        player ids only to its players and services, like GetGame."""
         if len(request.game) > 64:
             raise InvalidArgument("game", "is longer than 64 characters")
         limit = min(request.limit or DEFAULT_GAMES, MAX_GAMES)
@@ -171,11 +172,14 @@ class ProjectionServicer(pb_grpc.ProjectionServiceServicer):
             if not rec or not rec.get("game") or (request.game and rec["game"] != request.game):
                 continue
             heads = rec.get("heads", {})
+            seats = dict(rec.get("seats", {}))
+            if not (principal.is_service or principal.subject in seats.values()):
+                seats = dict.fromkeys(seats, "")  # player ids only to players (decisions.md)
             out.append(
                 pb.GameSummary(
                     game_id=game_id,
                     game=rec["game"],
-                    seats=dict(rec.get("seats", {})),
+                    seats=seats,
                     version=int(heads.get(f"game-{game_id}", [0])[0]),
                     ended=bool(rec.get("ended")),
                 )

@@ -52,12 +52,57 @@ def spectator_token() -> str:
     return _SPECTATOR_TOKEN[0][1]
 
 
+MAX_AUTHORIZATION = 4096
+MAX_QUERY_INT = 2**31 - 1  # the largest count or version a query parameter may name
+SECURITY_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; "
+        "frame-ancestors 'none'; form-action 'self'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",
+}
+
+
+def _unauthorized(message: str) -> web.HTTPUnauthorized:
+    return web.HTTPUnauthorized(
+        text=json.dumps({"code": "UNAUTHENTICATED", "error": message}),
+        content_type="application/json",
+        headers={"WWW-Authenticate": "Bearer"},
+    )
+
+
 def _metadata(request: web.Request) -> tuple[tuple[str, str], ...]:
-    """Return the caller's bearer token, or the anonymous spectator's."""
-    auth = request.headers.get("Authorization", "")
-    if auth.startswith("Bearer ") and len(auth) < 4096:
-        return (("authorization", auth),)
-    return (("authorization", f"Bearer {spectator_token()}"),)
+    """Return the caller's bearer token, or the anonymous spectator's (no Authorization).
+
+    A present but malformed header (not `Bearer <token>`, too long, or a token with bytes
+    outside printable ASCII) is 401, never forwarded."""
+    auth = request.headers.get("Authorization")
+    if auth is None:
+        return (("authorization", f"Bearer {spectator_token()}"),)
+    scheme, _, token = auth.partition(" ")
+    if (
+        scheme != "Bearer"
+        or not token
+        or len(auth) > MAX_AUTHORIZATION
+        or not all("!" <= c <= "~" for c in token)
+    ):
+        raise _unauthorized("Authorization must be 'Bearer <token>' (printable ASCII)")
+    return (("authorization", f"Bearer {token}"),)
+
+
+@web.middleware
+async def security_headers(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Add the browser's security headers (CSP, nosniff, ...) to every answer, errors too."""
+    try:
+        resp = await handler(request)
+    except web.HTTPException as exc:
+        exc.headers.update(SECURITY_HEADERS)
+        raise
+    if not resp.prepared:
+        resp.headers.update(SECURITY_HEADERS)
+    return resp
 
 
 @web.middleware
@@ -74,8 +119,8 @@ async def grpc_errors(request: web.Request, handler: Handler) -> web.StreamRespo
 def _int(request: web.Request, name: str) -> int:
     """Return a non-negative integer query parameter (0 when absent)."""
     raw = request.query.get(name, "0")
-    if not raw.isdigit() or len(raw) > 12:
-        raise web.HTTPBadRequest(text=f"{name}: must be a non-negative integer")
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 12 or int(raw) > MAX_QUERY_INT:
+        raise web.HTTPBadRequest(text=f"{name}: must be an integer from 0 to {MAX_QUERY_INT}")
     return int(raw)
 
 
@@ -141,7 +186,11 @@ async def watch(request: web.Request) -> web.StreamResponse:
     )
     first = await call.read()  # errors surface here, before the stream starts
     out = web.StreamResponse(
-        headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
+        headers={
+            "Content-Type": "text/event-stream",
+            "Cache-Control": "no-cache",
+            **SECURITY_HEADERS,
+        }
     )
     await out.prepare(request)
     msg = first
@@ -236,7 +285,7 @@ async def index(request: web.Request) -> web.FileResponse:
 
 def make_app(channel: grpc.aio.Channel) -> web.Application:
     """Return the gateway application talking to the read side over channel."""
-    app = web.Application(middlewares=[grpc_errors])
+    app = web.Application(middlewares=[security_headers, grpc_errors])
     app[STUB] = pb_grpc.ProjectionServiceStub(channel)
     app.router.add_get("/", index)
     app.router.add_get("/api/games", games)

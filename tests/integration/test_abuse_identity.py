@@ -13,6 +13,8 @@ from pathlib import Path
 import grpc
 import jwt
 import pytest
+from fallen.matchmaking.v1 import matchmaking_pb2 as mm_pb
+from fallen.matchmaking.v1 import matchmaking_pb2_grpc as mm_grpc
 from fallen.rules.v1 import rules_pb2, rules_pb2_grpc
 
 from services.app import Backend, serve
@@ -127,3 +129,25 @@ async def test_given_a_kid_of_another_key_type_when_calling_then_unauthenticated
         served.rules.ListGames(rules_pb2.ListGamesRequest(), metadata=bearer(token))
     )
     assert code == grpc.StatusCode.UNAUTHENTICATED
+
+
+async def test_given_no_token_when_reading_ratings_and_modes_then_answered_as_documented(
+    served: Served,
+) -> None:
+    channel = grpc.aio.insecure_channel(f"127.0.0.1:{served.backend.port}")
+    mm = mm_grpc.MatchmakingServiceStub(channel)
+    try:
+        # when an anonymous caller lists the modes, a leaderboard and a player's rating
+        modes = await mm.ListModes(mm_pb.ListModesRequest())
+        board = await mm.Leaderboard(mm_pb.LeaderboardRequest(game="fallen", mode="ranked"))
+        rating = await mm.GetRating(
+            mm_pb.GetRatingRequest(game="fallen", mode="ranked", player="idp:carol")
+        )
+        # then each is answered ("anyone", docs/matchmaking.md); its own rating needs a
+        # player, and a queue needs a player token
+        assert modes.modes and rating.rating.player == "idp:carol" and not board.ratings
+        own = await status_of(mm.GetRating(mm_pb.GetRatingRequest(game="fallen", mode="ranked")))
+        queue = await status_of(mm.Enqueue(mm_pb.EnqueueRequest(game="fallen", mode="ranked")))
+        assert (own, queue) == (grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.UNAUTHENTICATED)
+    finally:
+        await channel.close()

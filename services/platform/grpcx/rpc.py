@@ -62,8 +62,26 @@ def status_for(exc: DomainError) -> grpc.StatusCode:
     return grpc.StatusCode.FAILED_PRECONDITION
 
 
-def rpc(
+ANONYMOUS = Principal(subject="spectator:anonymous", is_service=False, is_spectator=True)
+
+
+def caller(metadata: tuple[tuple[str, str | bytes], ...] | None, public: bool = False) -> Principal:
+    """Return the caller of an RPC; a public RPC called without a token is ANONYMOUS (a
+    token that is sent must still be valid)."""
+    if public and not any(k.lower() == "authorization" for k, _ in metadata or ()):
+        return ANONYMOUS
+    return principal_from_metadata(metadata)
+
+
+def public_rpc(
     fn: Handler,
+) -> Callable[[Any, Any, grpc.aio.ServicerContext], Awaitable[Any]]:
+    """Like rpc, for RPCs anyone may call without a token (as an anonymous spectator)."""
+    return rpc(fn, public=True)
+
+
+def rpc(
+    fn: Handler, *, public: bool = False
 ) -> Callable[[Any, Any, grpc.aio.ServicerContext], Awaitable[Any]]:
     """Wrap a handler(self, request, context, principal): authenticate, map errors, measure.
 
@@ -76,7 +94,7 @@ def rpc(
         start = time.perf_counter()
         code = grpc.StatusCode.OK
         try:
-            principal = principal_from_metadata(context.invocation_metadata())
+            principal = caller(context.invocation_metadata(), public)
             store = getattr(self, "event_store", None)
             if store is None:
                 return await fn(self, request, context, principal)
