@@ -18,6 +18,7 @@ from services.platform.auth import Principal, principal_from_metadata
 from services.platform.errors import DomainError, InvalidArgument
 from services.platform.grpcx.rpc import public_rpc, rpc, status_for
 from services.platform.grpcx.server import Mount
+from services.platform.quotas import Quotas
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["MatchmakingService"].full_name
 WATCH_POLL_S = 0.1
@@ -64,8 +65,9 @@ def rating_pb(r: RatingRow) -> pb.Rating:
 class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
     """Parse, call the Matchmaker, answer; errors mapped by @rpc."""
 
-    def __init__(self, mm: Matchmaker) -> None:
+    def __init__(self, mm: Matchmaker, quotas: Quotas | None = None) -> None:
         self.mm = mm
+        self.quotas = quotas or Quotas()
 
     @rpc
     async def Enqueue(
@@ -73,6 +75,7 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
     ) -> pb.EnqueueResponse:
         """Queue the caller and their party."""
         principal.require_player("Enqueue")
+        self.quotas.charge("queue", principal)
         prefs = request.preferences
         req = Request(
             game=request.game,
@@ -124,6 +127,7 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
     ) -> pb.CancelTicketResponse:
         """Cancel a queued ticket of the caller's party."""
         principal.require_player("CancelTicket")
+        self.quotas.charge("queue", principal)
         t = await self.mm.cancel(principal.subject, request.ticket_id)
         return pb.CancelTicketResponse(ticket=ticket_pb(t, principal.subject))
 

@@ -13,6 +13,7 @@ from services.platform.games import SEAT_EVENTS
 from services.platform.grpcx.rpc import rpc
 from services.platform.grpcx.server import Mount
 from services.platform.grpcx.structs import client_struct, to_struct
+from services.platform.quotas import Quotas
 from services.rules.engine.api import CHANCE, Command
 from services.rules.registry import ENGINES
 from services.rules.runner import GameRunner, Loaded, new_game_id
@@ -63,8 +64,9 @@ def _next_turn(loaded: Loaded, principal: Principal) -> rules_pb2.NextTurn | Non
 class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
     """Parse, call the GameRunner, answer; errors mapped by @rpc."""
 
-    def __init__(self, runner: GameRunner) -> None:
+    def __init__(self, runner: GameRunner, quotas: Quotas | None = None) -> None:
         self.runner = runner
+        self.quotas = quotas or Quotas()
         self.event_store = runner.store  # each call is one group commit (rpc)
 
     @rpc
@@ -75,6 +77,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         principal: Principal,
     ) -> rules_pb2.CreateGameResponse:
         """Create a game."""
+        self.quotas.charge("create", principal)
         if not request.game:
             raise InvalidArgument("game", f"is required; one of {sorted(ENGINES)}")
         options = client_struct(request.options, "options")
@@ -104,6 +107,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         principal: Principal,
     ) -> rules_pb2.SubmitCommandResponse:
         """Submit one command."""
+        self.quotas.charge("submit", principal)
         if not request.kind:
             raise InvalidArgument("kind", "is required; see ListLegalCommands")
         args = client_struct(request.args, "args")
