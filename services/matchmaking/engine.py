@@ -22,10 +22,11 @@ from services.matchmaking.model import (
 from services.matchmaking.modes import Mode, find_mode
 from services.matchmaking.ratings import default_row
 from services.matchmaking.state import Completion, MatchState
+from services.platform.auth import reserved_id
 from services.platform.errors import DomainError, InvalidArgument, PermissionDenied, RuleViolation
 
 log = logging.getLogger("fallen.matchmaking")
-PLAYER_RE = re.compile(r"^[A-Za-z0-9_.@-]{1,64}$")
+PLAYER_RE = re.compile(r"^[A-Za-z0-9_.@:-]{1,160}$")  # ids of provider tokens: "<ns>:<sub>"
 CLAIM_LEASE_S = 30.0
 CLAIM_BATCH = 16  # groups claimed per state call; their games are created concurrently
 
@@ -73,7 +74,7 @@ def party_of(caller: str, mode: Mode, party: Sequence[str]) -> tuple[str, ...]:
     """Return the ticket's players (caller first), or raise InvalidArgument on a bad party."""
     players = [caller]
     for p in party:
-        if not PLAYER_RE.match(p) or p.startswith(BOT_PREFIX):
+        if not PLAYER_RE.match(p) or p.startswith(BOT_PREFIX) or reserved_id(p):
             raise InvalidArgument("party", f"{p[:32]!r} is not a player id")
         if p in players:
             raise InvalidArgument("party", f"{p[:32]!r} is listed twice (or is the caller)")

@@ -7,12 +7,13 @@ import uuid
 import grpc
 from fallen.rules.v1 import rules_pb2, rules_pb2_grpc
 
-from services.platform.auth import Principal
+from services.platform.auth import Principal, reserved_id
 from services.platform.errors import InvalidArgument, PermissionDenied, RuleViolation, quote
 from services.platform.games import SEAT_EVENTS
 from services.platform.grpcx.rpc import rpc
 from services.platform.grpcx.server import Mount
 from services.platform.grpcx.structs import client_struct, to_struct
+from services.platform.quotas import Quotas
 from services.rules.engine.api import CHANCE, Command
 from services.rules.registry import ENGINES
 from services.rules.runner import GameRunner, Loaded, new_game_id
@@ -30,7 +31,9 @@ def _authorize(loaded: Loaded, principal: Principal, seat: str) -> str:
             "seat",
             f"game {loaded.game_id!r} has no seat {quote(seat)}; seats: {sorted(loaded.seats)}",
         )
-    if not principal.is_service and loaded.seats[seat] != principal.subject:
+    if principal.is_service:
+        return seat
+    if loaded.seats[seat] != principal.subject or reserved_id(principal.subject):
         raise PermissionDenied(f"seat {quote(seat)} of game {loaded.game_id!r} is not yours")
     return seat
 
@@ -81,8 +84,9 @@ def _creation_seeds(request: rules_pb2.CreateGameRequest, principal: Principal) 
 class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
     """Parse, call the GameRunner, answer; errors mapped by @rpc."""
 
-    def __init__(self, runner: GameRunner) -> None:
+    def __init__(self, runner: GameRunner, quotas: Quotas | None = None) -> None:
         self.runner = runner
+        self.quotas = quotas or Quotas()
         self.event_store = runner.store  # each call is one group commit (rpc)
 
     @rpc
@@ -93,11 +97,15 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         principal: Principal,
     ) -> rules_pb2.CreateGameResponse:
         """Create a game."""
+        self.quotas.charge("create", principal)
         if not request.game:
             raise InvalidArgument("game", f"is required; one of {sorted(ENGINES)}")
         options = client_struct(request.options, "options")
         if not request.seats:
             raise InvalidArgument("seats", "map each seat to a player id")
+        for seat, player in request.seats.items():
+            if reserved_id(player) and not (principal.is_service or player.startswith("bot:")):
+                raise InvalidArgument(f"seats.{seat}", f"player id {quote(player)} is reserved")
         if not principal.is_service and principal.subject not in request.seats.values():
             raise PermissionDenied(
                 "seats: a player may only create a game in which they hold a seat "
@@ -125,6 +133,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         principal: Principal,
     ) -> rules_pb2.SubmitCommandResponse:
         """Submit one command."""
+        self.quotas.charge("submit", principal)
         if not request.kind:
             raise InvalidArgument("kind", "is required; see ListLegalCommands")
         args = client_struct(request.args, "args")
