@@ -14,6 +14,7 @@ from services.platform.grpcx.rpc import rpc
 from services.platform.grpcx.server import Mount
 from services.platform.grpcx.structs import client_struct, to_struct
 from services.rules.engine.api import CHANCE, Command
+from services.rules.pools import POOL_HEADER, pool_for
 from services.rules.registry import ENGINES
 from services.rules.runner import GameRunner, Loaded, new_game_id
 from services.rules.solo_records import check_request, read_record
@@ -58,6 +59,14 @@ def _next_turn(loaded: Loaded, principal: Principal) -> rules_pb2.NextTurn | Non
     )
 
 
+async def _tell_pool(context: grpc.aio.ServicerContext, loaded: Loaded) -> str:
+    """Return the game's rules pool and send it as the x-fallen-pool response header, for a
+    client to echo behind the stack's one address (docs/clients.md)."""
+    pool = pool_for(loaded.game, len(loaded.seats))
+    await context.send_initial_metadata(((POOL_HEADER, pool),))
+    return pool
+
+
 class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
     """Parse, call the GameRunner, answer; errors mapped by @rpc."""
 
@@ -87,8 +96,9 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         loaded, commitment = await self.runner.create(
             request.game, game_id, dict(request.seats), options, request.client_seed
         )
+        pool = await _tell_pool(context, loaded)
         return rules_pb2.CreateGameResponse(
-            game_id=game_id, version=loaded.version, dice_commitment=commitment
+            game_id=game_id, version=loaded.version, dice_commitment=commitment, pool=pool
         )
 
     @rpc
@@ -162,6 +172,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         insider = principal.is_service or principal.subject in loaded.seats.values()
         outcome = loaded.outcome if loaded.ended else None
         pending = None if loaded.ended else loaded.rules.pending(loaded.state)
+        pool = await _tell_pool(context, loaded)
         return rules_pb2.GetGameResponse(
             game_id=loaded.game_id,
             game=loaded.game,
@@ -172,6 +183,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
             final_state_hash=loaded.rules.state_hash(loaded.state) if loaded.ended else "",
             waiting_for=pending.seat if pending else "",
             seat_status=dict(loaded.seat_status),
+            pool=pool,
         )
 
     @rpc
