@@ -15,6 +15,7 @@ from services.platform.grpcx.server import Mount
 from services.platform.grpcx.structs import client_struct, to_struct
 from services.platform.quotas import Quotas
 from services.rules.engine.api import CHANCE, Command
+from services.rules.pools import POOL_HEADER, pool_for
 from services.rules.registry import ENGINES
 from services.rules.runner import GameRunner, Loaded, new_game_id
 from services.rules.solo_records import check_request, read_record
@@ -81,6 +82,14 @@ def _creation_seeds(request: rules_pb2.CreateGameRequest, principal: Principal) 
     return seeds
 
 
+async def _tell_pool(context: grpc.aio.ServicerContext, loaded: Loaded) -> str:
+    """Return the game's rules pool and send it as the x-fallen-pool response header, for a
+    client to echo behind the stack's one address (docs/clients.md)."""
+    pool = pool_for(loaded.game, len(loaded.seats))
+    await context.send_initial_metadata(((POOL_HEADER, pool),))
+    return pool
+
+
 class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
     """Parse, call the GameRunner, answer; errors mapped by @rpc."""
 
@@ -117,12 +126,14 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
             request.game, game_id, dict(request.seats), options, "", seeds
         )
         gate = await self.runner.seed_gate(game_id)
+        pool = await _tell_pool(context, loaded)
         return rules_pb2.CreateGameResponse(
             game_id=game_id,
             version=loaded.version,
             dice_commitment=commitment,
             awaiting_seeds=list(gate.awaiting) if gate else [],
             seed_deadline=gate.seed_deadline if gate else "",
+            pool=pool,
         )
 
     @rpc
@@ -198,6 +209,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         insider = principal.is_service or principal.subject in loaded.seats.values()
         outcome = loaded.outcome if loaded.ended else None
         pending = None if loaded.ended else loaded.rules.pending(loaded.state)
+        pool = await _tell_pool(context, loaded)
         return rules_pb2.GetGameResponse(
             game_id=loaded.game_id,
             game=loaded.game,
@@ -210,6 +222,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
             seat_status=dict(loaded.seat_status),
             awaiting_seeds=list(gate.awaiting) if gate else [],
             seed_deadline=gate.seed_deadline if gate else "",
+            pool=pool,
         )
 
     @rpc
