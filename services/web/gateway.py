@@ -296,6 +296,9 @@ def make_app(channel: grpc.aio.Channel) -> web.Application:
     app.router.add_get("/api/games/{game_id}/events", events)
     app.router.add_get("/api/games/{game_id}/audit", audit)
     app.router.add_static("/static/", STATIC)
+    from services.web.play_routes import add_play_routes  # imports this module's helpers
+
+    add_play_routes(app, channel)
     return app
 
 
