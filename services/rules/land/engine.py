@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from services.platform.errors import InvalidArgument
-from services.rules.engine.api import Command, Event, Setup
+from services.rules.engine.api import Command, Event, Setup, command_list
 from services.rules.engine.engine import KernelRules
 from services.rules.engine.state import State
 
@@ -146,7 +146,9 @@ class LandRules(KernelRules):
             "pending": pending,
         }
         if seat is not None:
-            view["legal"] = [[c.kind, dict(c.args)] for c in self.legal_commands(state, seat)]
+            legal = self.legal_commands(state, seat)
+            view["commands"] = command_list(legal)
+            view["legal"] = [[c.kind, dict(c.args)] for c in legal]  # deprecated: commands
         return view
 
     def outcome(self, state: State) -> dict[str, Any] | None:
