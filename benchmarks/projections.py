@@ -24,7 +24,8 @@ async def _backend(runner: str, tmp: str) -> AsyncIterator[tuple[Any, Any, str]]
     from services.app import serve
     from services.projections.open_views import open_view_store
     from services.projections.projector import Projector
-    from services.projections.runners import InProcessRunner, RedisGroupRunner
+    from services.projections.redis_runner import RedisGroupRunner
+    from services.projections.runners import InProcessRunner
 
     os.environ["FALLEN_PROJECTIONS"] = "external"  # the bench runs its own runner below
     os.environ["FALLEN_VIEWS"] = f"sqlite:///{os.path.join(tmp, 'api-views.db')}"

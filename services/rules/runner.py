@@ -39,6 +39,12 @@ from services.platform.games import (
 )
 from services.platform.store.base import ANY_VERSION, CommandKey, EventStore, one_fsync
 from services.platform.upcast import for_rules
+from services.rules.bot_seats import (
+    BotCoverage,
+    check_bot_options,
+    engine_options,
+    require_played,
+)
 from services.rules.engine.api import (
     CHANCE,
     DECK_KINDS,
@@ -156,8 +162,10 @@ class GameRunner:
         extra: dict[str, GameRules] | None = None,
         only: tuple[str, ...] | PoolSpec | None = None,
         deck: DeckPort | None = None,
+        bots: BotCoverage | None = None,
     ) -> None:
         self.store = store
+        self.bots = bots  # who plays bot seats (None: not checked, e.g. a library caller)
         self.dice: DicePort = dice
         self.deck: DeckPort = deck or DeckServicePort(DeckEngine(store, dice))
         self.extra = extra or {}
@@ -251,10 +259,12 @@ class GameRunner:
         for seat, player in seats.items():
             if not player:
                 raise InvalidArgument("seats", f"seat {quote(seat)} needs a player id")
+        check_bot_options(game, list(seats), options)
         pin = getattr(rules, "new_game_options", None)
         options = pin(options) if pin is not None else dict(options)
         public, sealed = seal_options(rules, options)
-        setup = Setup(seats=dict(seats), options=public)
+        await require_played(self.bots, game, seats, public)
+        setup = Setup(seats=dict(seats), options=engine_options(rules, public))
         events = rules.initial_events(game_id, setup)
         bots = bot_seats(seats, public)
         given = {s: client_seed for s in seats if s not in bots} if client_seed else {}

@@ -7,13 +7,15 @@ import uuid
 import grpc
 from fallen.rules.v1 import rules_pb2, rules_pb2_grpc
 
-from services.platform.auth import Principal
+from services.platform.auth import Principal, reserved_id
 from services.platform.errors import InvalidArgument, PermissionDenied, RuleViolation, quote
 from services.platform.games import SEAT_EVENTS
 from services.platform.grpcx.rpc import rpc
 from services.platform.grpcx.server import Mount
 from services.platform.grpcx.structs import client_struct, to_struct
+from services.platform.quotas import Quotas
 from services.rules.engine.api import CHANCE, Command
+from services.rules.pools import POOL_HEADER, pool_for
 from services.rules.registry import ENGINES
 from services.rules.runner import GameRunner, Loaded, new_game_id
 from services.rules.solo_records import check_request, read_record
@@ -30,7 +32,9 @@ def _authorize(loaded: Loaded, principal: Principal, seat: str) -> str:
             "seat",
             f"game {loaded.game_id!r} has no seat {quote(seat)}; seats: {sorted(loaded.seats)}",
         )
-    if not principal.is_service and loaded.seats[seat] != principal.subject:
+    if principal.is_service:
+        return seat
+    if loaded.seats[seat] != principal.subject or reserved_id(principal.subject):
         raise PermissionDenied(f"seat {quote(seat)} of game {loaded.game_id!r} is not yours")
     return seat
 
@@ -78,11 +82,20 @@ def _creation_seeds(request: rules_pb2.CreateGameRequest, principal: Principal) 
     return seeds
 
 
+async def _tell_pool(context: grpc.aio.ServicerContext, loaded: Loaded) -> str:
+    """Return the game's rules pool and send it as the x-fallen-pool response header, for a
+    client to echo behind the stack's one address (docs/clients.md)."""
+    pool = pool_for(loaded.game, len(loaded.seats))
+    await context.send_initial_metadata(((POOL_HEADER, pool),))
+    return pool
+
+
 class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
     """Parse, call the GameRunner, answer; errors mapped by @rpc."""
 
-    def __init__(self, runner: GameRunner) -> None:
+    def __init__(self, runner: GameRunner, quotas: Quotas | None = None) -> None:
         self.runner = runner
+        self.quotas = quotas or Quotas()
         self.event_store = runner.store  # each call is one group commit (rpc)
 
     @rpc
@@ -93,11 +106,15 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         principal: Principal,
     ) -> rules_pb2.CreateGameResponse:
         """Create a game."""
+        self.quotas.charge("create", principal)
         if not request.game:
             raise InvalidArgument("game", f"is required; one of {sorted(ENGINES)}")
         options = client_struct(request.options, "options")
         if not request.seats:
             raise InvalidArgument("seats", "map each seat to a player id")
+        for seat, player in request.seats.items():
+            if reserved_id(player) and not (principal.is_service or player.startswith("bot:")):
+                raise InvalidArgument(f"seats.{seat}", f"player id {quote(player)} is reserved")
         if not principal.is_service and principal.subject not in request.seats.values():
             raise PermissionDenied(
                 "seats: a player may only create a game in which they hold a seat "
@@ -109,12 +126,14 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
             request.game, game_id, dict(request.seats), options, "", seeds
         )
         gate = await self.runner.seed_gate(game_id)
+        pool = await _tell_pool(context, loaded)
         return rules_pb2.CreateGameResponse(
             game_id=game_id,
             version=loaded.version,
             dice_commitment=commitment,
             awaiting_seeds=list(gate.awaiting) if gate else [],
             seed_deadline=gate.seed_deadline if gate else "",
+            pool=pool,
         )
 
     @rpc
@@ -125,6 +144,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         principal: Principal,
     ) -> rules_pb2.SubmitCommandResponse:
         """Submit one command."""
+        self.quotas.charge("submit", principal)
         if not request.kind:
             raise InvalidArgument("kind", "is required; see ListLegalCommands")
         args = client_struct(request.args, "args")
@@ -190,6 +210,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         insider = principal.is_service or principal.subject in loaded.seats.values()
         outcome = loaded.outcome if loaded.ended else None
         pending = None if loaded.ended else loaded.rules.pending(loaded.state)
+        pool = await _tell_pool(context, loaded)
         return rules_pb2.GetGameResponse(
             game_id=loaded.game_id,
             game=loaded.game,
@@ -204,6 +225,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
             seed_deadline=gate.seed_deadline if gate else "",
             client_seeds={s: v for s, v in seeds.client_seeds if s},
             seed_sources=dict(seeds.seed_sources),
+            pool=pool,
         )
 
     @rpc
@@ -256,8 +278,13 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         principal: Principal,
     ) -> rules_pb2.ListGamesResponse:
         """List the game kinds served."""
+        bots = self.runner.bots
         kinds = [
-            rules_pb2.GameKind(game=g, seats=list(self.runner.engine(g).seats))
+            rules_pb2.GameKind(
+                game=g,
+                seats=list(self.runner.engine(g).seats),
+                bot_seats_refused=await bots.refusal(g, None) if bots is not None else "",
+            )
             for g in self.runner.games()
         ]
         return rules_pb2.ListGamesResponse(games=kinds)

@@ -51,6 +51,9 @@ class Creator:
         self.made.append((game, dict(seats), dict(options)))
         return "c" * 64
 
+    async def bot_refusal(self, endpoint: str, game: str) -> str:
+        return ""
+
 
 def test_a_mode_carries_its_options_and_challenge_levels() -> None:
     # given the modes file above, then each mode carries what CreateGame is given
