@@ -72,14 +72,21 @@ async def _remote_records(game_id: str, target: str, token: str | None) -> list[
             )
         except grpc.aio.AioRpcError as err:
             raise Refused(f"{err.code().name}: {err.details()}") from err
-    from services.audit.logfile import LoggedRecord
     from services.platform.grpcx.structs import struct_to_py
 
-    # each record's export line, byte for byte (a Struct would turn integers into doubles)
-    return [
-        LoggedRecord(json.loads(r.line), r.line) if r.line else struct_to_py(r.record)
-        for r in resp.records
-    ]
+    return [audit_record_of(struct_to_py(r.record), r.hashed) for r in resp.records]
+
+
+def audit_record_of(fields: dict[str, Any], hashed: str) -> dict[str, Any]:
+    """Return an audit record from ReadAuditLog: the hashed fields from the exact text that
+    was hashed (a Struct turns integers into doubles), the rest from the Struct."""
+    if not hashed:
+        return fields
+    rec: dict[str, Any] = json.loads(hashed)
+    rec["hash"] = str(fields["hash"])
+    rec["position"] = int(fields["position"])
+    rec["schema_version"] = int(fields["schema_version"])
+    return rec
 
 
 async def _store_records(game_id: str, url: str) -> list[dict[str, Any]]:

@@ -17,7 +17,6 @@ from services.audit import disputes
 from services.audit.logfile import store_records
 from services.audit.verify import Report, verify_game
 from services.platform.auth import Principal, principal_from_metadata
-from services.platform.canonical import canonical_json
 from services.platform.errors import (
     DomainError,
     InvalidArgument,
@@ -309,10 +308,7 @@ class ProjectionServicer(pb_grpc.ProjectionServiceServicer):
         )
         resp = pb.ReadAuditLogResponse(
             game_id=request.game_id,
-            records=[
-                pb.AuditRecord(record=to_struct(r), line=canonical_json(r), hashed=hashed_text(r))
-                for r in records
-            ],
+            records=[pb.AuditRecord(record=to_struct(r), hashed=hashed_text(r)) for r in records],
             commitment=report.commitment,
             server_seed=report.server_seed,
             chain_ok=report.chain_ok,
