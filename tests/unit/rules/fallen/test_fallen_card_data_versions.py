@@ -109,6 +109,23 @@ def test_version_three_changes_only_the_heroes_attribute_dice() -> None:
     }
 
 
+def test_version_four_changes_only_the_heroes_fortune_limits_and_krogarns_quest() -> None:
+    # given card data 3 and 4 (the rulebook read again, docs/games/fallen.md)
+    three, four = catalog_of(3), catalog_of(4)
+    assert set(three.cards) == set(four.cards)
+    changed = {cid for cid in three.cards if three[cid] != four[cid]}
+    assert changed == {*three.heroes, "krogarn"}
+    # then a Hero differs only in his Fortune limit, back to card data 1's ("usually 2")
+    for hero in three.heroes:
+        assert {k: v for k, v in three[hero].items() if k != "fortune_limit"} == {
+            k: v for k, v in four[hero].items() if k != "fortune_limit"
+        }
+        assert four[hero]["fortune_limit"] == catalog_of(1)[hero]["fortune_limit"]
+    # and Krogarn's Quest gives the Hero its Charge again on "Sneak Through the Larders"
+    larders = [c for c in four["krogarn"]["quest"]["choices"] if c["name"].startswith("Sneak")]
+    assert larders[0]["hero"] == [{"gain_charge": 1}]
+
+
 def test_given_games_of_every_version_when_played_then_each_reads_its_own_data() -> None:
     # given a game of each version played by the heuristic bots
     for version in VERSIONS:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from fallen_harness import Game
 
+from services.rules.fallen.cards import catalog
 from services.rules.fallen.state import DL, HERO
 
 
-def _given_flesh_binder_in_the_dark() -> Game:
-    g = Game(hero="merace", dl="archivist", skill="sk_arcanist_1")
+def _given_flesh_binder_in_the_dark(dealt: bool = False) -> Game:
+    g = Game(hero="merace", dl="archivist", skill="sk_arcanist_1", dealt=dealt)
     g.do(HERO, "choose", choice=g.quest_choice)
     g.put("cr_goblin_sneak", "creature.1.deck", bottom=True)
     g.put("cr_flesh_binder", "slot.0")
@@ -232,3 +233,27 @@ def test_ultimate_needs_full_charges_and_is_used_once_per_challenge() -> None:
     g.roll(*["charge"] * 2, *["blank"] * (len(g.pending_data["dice"]) - 2))
     g.set("charges.hero", 3)
     assert ("ultimate", {}) not in g.legal()
+
+
+def test_given_the_heros_roll_example_then_two_fortune_is_merace_s_fortune_limit() -> None:
+    # "Fortune tokens may be spent up to the character's Fortune limit (usually 2)"; the
+    # Hero's roll example: "He spends two Fortune (his Fortune limit)"
+    # Given the example's challenge in a new game, Merace with 5 Fortune
+    g = _given_flesh_binder_in_the_dark(dealt=True)
+    g.challenge("intelligence")
+    g.passes()
+    g.do(DL, "activate", slot=0)
+    g.passes()
+    g.do(DL, "challenge_roll", fortune=2, ultimate=False)
+    g.roll("two_swords", "two_swords", "charge", "sword", "sword", "sword")
+    g.passes()
+    # When she makes her initial roll / then two Fortune dice are the most she may buy
+    offered = {a["fortune"] for k, a in g.legal() if k == "challenge_roll"}
+    assert offered == {0, 1, 2}
+    # and the Heroes' limits are the rulebook's "usually 2" (the Thief's is 3)
+    heroes = catalog().heroes
+    assert {h: catalog()[h]["fortune_limit"] for h in heroes} == {
+        "seroth": 2,
+        "merace": 2,
+        "ranek": 3,
+    }

@@ -12,7 +12,7 @@ import pytest
 from fallen_harness import Game
 
 from services.rules.fallen import derived as dv
-from services.rules.fallen.cards import LATEST
+from services.rules.fallen.cards import LATEST, using
 from services.rules.fallen.state import DL, HERO
 
 # (card data, dealt by the deck service): the engine-held decks of card data 2, and new games
@@ -35,6 +35,11 @@ def _creature(g: Game, slot: int, cid: str) -> None:
     g.put(cid, f"slot.{slot}")
     if old and old != cid:
         g.put(old, "creature.1.deck", bottom=True)
+
+
+def _fortune_limit(g: Game) -> int:
+    with using(int(g.state.var("card_data"))):  # as the engine reads it: the game's own data
+        return dv.fortune_limit(g.state, HERO)
 
 
 def _window(g: Game) -> tuple[str, str]:
@@ -97,7 +102,7 @@ def test_given_an_ability_cancelled_after_activation_then_its_lasting_effect_end
     g.passes()
     g.do(DL, "activate", slot=0)
     g.passes()
-    assert dv.fortune_limit(g.state, HERO) == 2  # Merace's 3, lowered by Snare
+    assert _fortune_limit(g) == 2  # Merace's 3, lowered by Snare
     g.do(DL, "challenge_roll", fortune=0, ultimate=False)
     g.roll("blank", "blank", "blank")
     # When the Hero plays Dispel (cancel the active Creature's ability) in the roll window
@@ -107,7 +112,7 @@ def test_given_an_ability_cancelled_after_activation_then_its_lasting_effect_end
     # Then the ability is cancelled and its Fortune-limit penalty no longer applies
     assert g.notes("ability_cancelled")
     assert g.notes("creature_ability_ended")[-1]["reason"] == "cancelled"
-    assert dv.fortune_limit(g.state, HERO) == 3
+    assert _fortune_limit(g) == 3
 
 
 # --- item 2: always an active Creature when one can be activated ---------------------------

@@ -149,10 +149,10 @@ def test_a_refused_story_choice_lists_only_the_offered_paths() -> None:
 
 # --- Fortune and the Ultimate
 def test_fortune_dice_beyond_the_limit_name_the_limit() -> None:
-    # given the Hero's roll window, 6 Fortune and a Fortune limit of 3 (Merace, card data 2)
+    # given the Hero's roll window, 6 Fortune and a Fortune limit of 2 (Merace)
     g = window("hero_roll", fortune=6)
     # when he spends 5 / then the limit is named
-    assert "you may spend at most 3 Fortune on dice, not 5" in refusal(
+    assert "you may spend at most 2 Fortune on dice, not 5" in refusal(
         g.state, HERO, "fortune", n=5
     )
 
@@ -183,9 +183,9 @@ def test_an_initial_roll_beyond_the_fortune_limit_names_the_limit() -> None:
     g = window("hero_roll", fortune=6)
     g.run_tasks(("initial_roll", {"seat": HERO}))
     assert g.pending_kind == "challenge_roll"
-    # when he adds 4 Fortune dice / then the limit of 3 is named
+    # when he adds 4 Fortune dice / then the limit of 2 is named
     msg = refusal(g.state, HERO, "challenge_roll", fortune=4, ultimate=False)
-    assert "you may spend at most 3 Fortune on dice, not 4" in msg
+    assert "you may spend at most 2 Fortune on dice, not 4" in msg
 
 
 def test_an_uncharged_ultimate_names_the_charges_needed() -> None:
