@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 
 from services.bots.policies import Turn
-from services.rules.engine.api import Command, Setup
+from services.rules.engine.api import Command, Event, Setup
 from services.rules.playout import play
 from services.rules.worlds.effects import run
-from services.rules.worlds.engine import RULES
+from services.rules.worlds.engine import RULES, WorldsRules
 from services.rules.worlds.facts import fact
 from services.rules.worlds.flow import REGISTRY, RULES_VERSION
 from services.rules.worlds.state import WorldsState
@@ -195,3 +195,28 @@ def test_after_the_non_active_player_responds_the_active_player_gets_priority_ag
     # when p1 passes again (p2's Herald is spent): both passed in turn, Deploy begins
     events, state = RULES.step(state, Command("p1", "done", {}))
     assert any(e.type == "phase_started" and e.data["phase"] == "deploy" for e in events)
+
+
+class _Version3(WorldsRules):
+    """The engine creating games as rules version 3 did (its older setup)."""
+
+    def initial_events(self, game_id: str, setup: Setup) -> list[Event]:
+        return self.older_setups(game_id, setup)[0]
+
+
+def test_a_game_of_rules_version_3_keeps_its_windows() -> None:
+    # given games set up as rules version 3 (the audit replays recorded ones so)
+    asked: set[str] = set()
+    for n in range(3):
+
+        def policy(turn: Turn) -> int:
+            if turn.view["pending"]["kind"] == "act":
+                asked.add(turn.view["turn"]["phase"])
+            return turn.version % len(turn.legal)
+
+        decks = {"p1": DECK, "p2": DECK}
+        setup = Setup({"p1": "a", "p2": "b"}, {"decks": decks})
+        result = play(_Version3(), setup, f"v3-{n}", f"v3{n}", {"p1": policy, "p2": policy})
+        # when they are played, then they keep version 3's rounds and nothing else
+        assert result.state.vars["rules_version"] == 3 and not result.state.table.phased
+        assert asked and asked <= {"healing", "deploy", "combat"}, asked
