@@ -20,9 +20,11 @@ from services.dice.service import mount as dice_mount
 from services.platform.grpcx.client import Reconnecting, ServiceCredentials
 from services.platform.grpcx.server import Mount, Running, start_server
 from services.platform.store.base import EventStore
+from services.platform.store.redis import RedisEventStore, feed_key
+from services.rules.bot_seats import BotCoverage, FeedPools, InProcess, Nobody
 from services.rules.engine.api import GameRules
 from services.rules.engine.deck import DeckServicePort
-from services.rules.pools import POOLS, PoolSpec
+from services.rules.pools import BOT_POOLS, POOLS, PoolSpec, bot_pool_spec
 from services.rules.runner import GameRunner
 from services.rules.service import mount as rules_mount
 
@@ -31,24 +33,53 @@ log = logging.getLogger("fallen.app")
 ALL = "all"
 STOP_WAIT_S = 5.0
 RULES_POOLS = POOLS
-# bot pool -> the rules pool whose games it plays (None: every game). Each worker talks to
-# one rules endpoint (--rules), so each dedicated rules pool has its bot pool; the bot
-# pool's name is its consumer group on the feed (docs/matchmaking.md, "Seats that go quiet").
-BOT_POOLS: dict[str, str | None] = {
-    "bots": None,
-    "bots-fallen": "rules-fallen",
-    "bots-worlds": "rules-worlds",
-    "bots-land": "rules-land",
-    "bots-land-epic": "rules-land-epic",
-}
 SINGLE_SERVICES = ("dice", "deck", *RULES_POOLS, "relay", "projections", "matchmaking", *BOT_POOLS)
 
 
 def bot_pool(service: str) -> tuple[PoolSpec | None, str]:
     """Return what a bot pool plays (its rules pool's spec, None = every game) and its
     consumer group on the feed (the pool's name); KeyError for an unknown pool."""
-    rules = BOT_POOLS[service]
-    return (POOLS[rules] if rules else None), service
+    return bot_pool_spec(service), service
+
+
+def bot_coverage(store: EventStore, in_process: int) -> BotCoverage:
+    """Return who plays this server's bot seats: its own workers, or a bot pool on the feed."""
+    if in_process > 0:
+        return InProcess()
+    if isinstance(store, RedisEventStore):
+        return FeedPools(store.url, [feed_key(store.prefix, n) for n in range(store.shards)])
+    return Nobody(
+        "this server runs no bot workers (serve all with --workers 1 or more, or a Redis "
+        "store with a bot pool)"
+    )
+
+
+def bot_jobs(
+    store: EventStore, target: str, workers: int
+) -> list[Callable[[], Coroutine[Any, Any, None]]]:
+    """The in-process bot workers of `serve all`, acting through the server's own API at
+    target: on a Redis store `workers` consumers of the feed's "bots" group, else one worker
+    on the store's feed (it plays many games at once)."""
+    from services.bots.worker import BotWorker
+
+    if isinstance(store, RedisEventStore):
+        made = [
+            BotWorker(store.url, target, store.prefix, store.shards, group="bots")
+            for _ in range(workers)
+        ]
+    else:
+        made = [BotWorker.in_process(store, target)]
+
+    def job(worker: BotWorker) -> Callable[[], Coroutine[Any, Any, None]]:
+        async def run() -> None:
+            try:
+                await worker.run()
+            finally:
+                await worker.close()
+
+        return run
+
+    return [job(w) for w in made]
 
 
 @dataclass
@@ -60,6 +91,7 @@ class Backend:
     channels: list[grpc.aio.Channel | Reconnecting] = field(default_factory=list)
     tasks: list[asyncio.Task[None]] = field(default_factory=list)
     matchmaker: Any = None  # the Matchmaker when this server runs matchmaking
+    bot_tasks: list[asyncio.Task[None]] = field(default_factory=list)  # in-process bot workers
 
     @property
     def port(self) -> int:
@@ -98,6 +130,7 @@ async def serve(
     matchmaking_state: str = "memory",
     echo: bool = False,
     deck_addr: str | None = None,
+    bots: int | None = None,
 ) -> Backend:
     """Start serving one service (or all) on address; return the running backend.
 
@@ -107,13 +140,19 @@ async def serve(
     so a served backend never exposes it. deck_addr: a rules pool alone deals through the
     deck service there (gRPC, services/deck/client.py); without it, it deals in-process
     over the shared store. Serving all, the runner always deals in-process.
+
+    bots: serving all, how many bot workers play bot seats in this process (0: none; a
+    CreateGame with bot seats is then refused unless a bot pool on the Redis feed plays
+    them); a rules pool alone takes its bot seats only when such a pool is live. None (a
+    library caller) neither starts workers nor checks bot seats.
     """
     channels: list[grpc.aio.Channel | Reconnecting] = []
     mounts: list[Mount] = [echo_mount()] if echo else []
     runner: GameRunner | None = None
+    coverage = bot_coverage(store, bots if service == ALL else 0) if bots is not None else None
     if service == ALL:
         dice = DiceEngine(store)
-        runner = GameRunner(store, dice, extra_games)
+        runner = GameRunner(store, dice, extra_games, bots=coverage)
         mounts += [dice_mount(dice), _deck_mount(store, dice), rules_mount(runner)]
     elif service == "dice":
         mounts.append(dice_mount(DiceEngine(store)))
@@ -135,7 +174,8 @@ async def serve(
                 deck_channel = Reconnecting(deck_addr)
                 channels.append(deck_channel)
                 deck = DeckServicePort(GrpcDeck(deck_channel, ServiceCredentials(service)))
-            runner = GameRunner(store, remote, extra_games, only=RULES_POOLS[service], deck=deck)
+            only = RULES_POOLS[service]
+            runner = GameRunner(store, remote, extra_games, only=only, deck=deck, bots=coverage)
             mounts.append(rules_mount(runner))
     else:
         raise ValueError(f"unknown service {service!r}; choose all or one of {SINGLE_SERVICES}")
@@ -146,7 +186,7 @@ async def serve(
     if service in (ALL, "projections"):
         from services.projections.wiring import projections
 
-        proj_mount, proj_job = projections(store, extra_games)
+        proj_mount, proj_job, proj_health = projections(store, extra_games)
         mounts.append(proj_mount)
         background = [*(background or []), proj_job]
     mm_pools, mm = None, None
@@ -159,8 +199,21 @@ async def serve(
         mounts.append(mm_mount)
         background = [*(background or []), mm_job]
     running = await start_server(mounts, address)
+    if service in (ALL, "projections"):
+        background = [*(background or []), proj_health(running.health)]
     if mm_pools is not None and "*" not in mm_pools.endpoints and service == ALL:
         mm_pools.endpoints["*"] = f"127.0.0.1:{running.port}"
     tasks = [asyncio.create_task(job()) for job in background or []]
+    bot_tasks = []
+    if service == ALL and bots:
+        target = f"127.0.0.1:{running.port}"
+        bot_tasks = [asyncio.create_task(job()) for job in bot_jobs(store, target, bots)]
     log.info("serving", extra={"service": service, "address": address, "port": running.port})
-    return Backend(running=running, store=store, channels=channels, tasks=tasks, matchmaker=mm)
+    return Backend(
+        running=running,
+        store=store,
+        channels=channels,
+        tasks=[*bot_tasks, *tasks],
+        matchmaker=mm,
+        bot_tasks=bot_tasks,
+    )

@@ -35,6 +35,8 @@ from services.platform.canonical import (
 from services.platform.decision import decision_key
 from services.platform.envelope import Envelope, normalize_visibility, stream_game
 from services.platform.games import (
+    ABANDONED_KEY,
+    ABANDONED_OUTCOME,
     GAME_CREATED,
     GAME_ENDED,
     SEAT_FORFEITED,
@@ -44,6 +46,7 @@ from services.platform.games import (
 from services.platform.upcast import REGISTRY, Upcasters, for_rules
 from services.projections.core import to_rules_event
 from services.projections.records import HASHED_FIELDS, record_envelope
+from services.rules.bot_seats import engine_options
 from services.rules.engine.api import CHANCE, DECK_KINDS, Command, Event, GameRules, Setup
 
 RulesOf = Callable[[str], GameRules | None]
@@ -352,7 +355,9 @@ def replay_state(
     up = for_rules(rules, upcasters)
     rp = _Replay(rules.initial_state())
     events = [(i, up.upcast(env)) for i, env in game_events[1:]]
-    setup = Setup(dict(created.get("seats", {})), dict(created.get("options", {})))
+    setup = Setup(
+        dict(created.get("seats", {})), engine_options(rules, dict(created.get("options", {})))
+    )
     try:
         initial = rules.initial_events(game_id, setup)
     except Exception as exc:
@@ -386,6 +391,8 @@ def replay_state(
                 outcome = rules.outcome(rp.state) or {}
                 if rp.forfeit:
                     outcome = forfeit_outcome(list(created.get("seats", {})), rp.forfeit)
+                if ABANDONED_KEY in env.data:  # ended by the server after a quiet spell
+                    outcome = dict(ABANDONED_OUTCOME)
                 if strict and env.data.get("outcome") != json.loads(canonical_json(outcome)):
                     problems.append((i, Mismatch(stream, env.version, "outcome differs")))
                 k += 1

@@ -57,7 +57,8 @@ def first_legal(turn: Turn) -> int:
     return 0
 
 
-BUILTIN: dict[str, Policy] = {"random": random_legal, "first": first_legal}
+# "easy" is the bot level a player picks for a quick game: a uniformly random legal move
+BUILTIN: dict[str, Policy] = {"easy": random_legal, "random": random_legal, "first": first_legal}
 # Policies that never read Turn.view: a bot playing one picks without waiting for its seat's
 # view on the read side (docs/decisions.md, "Bot seats are played by a worker pool").
 VIEW_BLIND: frozenset[Policy] = frozenset({random_legal, first_legal})

@@ -36,11 +36,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
-import redis.asyncio as aioredis
 from fallen.projections.v1 import projections_pb2, projections_pb2_grpc
 from fallen.rules.v1 import rules_pb2, rules_pb2_grpc
-from redis.exceptions import ResponseError
 
+from services.bots.feeds import BLOCK_MS, CLAIM_IDLE_MS, BotFeed, Entry, RedisGroupFeed, StoreFeed
 from services.bots.policies import Policy, Turn, parse_choices, policy_for, reads_view
 from services.platform.auth import issue_token
 from services.platform.envelope import Envelope
@@ -51,16 +50,14 @@ from services.platform.games import (
     game_info,
 )
 from services.platform.grpcx.structs import struct_to_py, to_struct
-from services.platform.store.redis import RedisEventStore, feed_envelopes, feed_key, read_entries
+from services.platform.store.base import EventStore
+from services.platform.store.redis import RedisEventStore
 from services.rules.pools import PoolSpec, admits
 
 log = logging.getLogger("fallen.bots")
 
 BOT_VERSION = "1"
 GROUP = "bots"
-BATCH = 50
-BLOCK_MS = 500
-CLAIM_IDLE_MS = 3_000
 CONCURRENT_GAMES = 16
 DECISIONS_KEPT = 1000
 RETRYABLE = (grpc.StatusCode.ABORTED, grpc.StatusCode.FAILED_PRECONDITION)
@@ -179,10 +176,10 @@ class BotWorker:
         search_ms: float | None = None,
         pool: PoolSpec | None = None,
         group: str = "",
+        feed: BotFeed | None = None,
+        store: EventStore | None = None,
     ) -> None:
-        self.keys = [feed_key(prefix, n) for n in range(shards)]
         self.consumer = consumer or f"bot-{uuid.uuid4().hex[:8]}"
-        self.claim_idle_ms = claim_idle_ms
         self.policies = policies
         self.games = games
         self.pool: PoolSpec | None = (
@@ -190,8 +187,11 @@ class BotWorker:
         )
         self.group = group or (f"{GROUP}-{'-'.join(games)}" if games else GROUP)
         self.moves = 0
-        self._redis: aioredis.Redis = aioredis.from_url(redis_url, decode_responses=True)
-        self._store = RedisEventStore(redis_url, shards=shards, prefix=prefix)
+        self.feed: BotFeed = feed or RedisGroupFeed(
+            redis_url, prefix, shards, self.group, self.consumer, claim_idle_ms
+        )
+        self._owns_store = store is None
+        self._store: EventStore = store or RedisEventStore(redis_url, shards=shards, prefix=prefix)
         self._channel = grpc.aio.insecure_channel(rules_target)
         self._stub = rules_pb2_grpc.RulesServiceStub(self._channel)
         self._views_channel = grpc.aio.insecure_channel(views_target or rules_target)
@@ -206,6 +206,11 @@ class BotWorker:
         self.skipped = 0  # entries older than their game's newest event: no move
         self._slots = asyncio.Semaphore(CONCURRENT_GAMES)
 
+    @classmethod
+    def in_process(cls, store: EventStore, target: str, **kwargs: Any) -> BotWorker:
+        """A worker of the embedded server: the store's own feed, rules and views at target."""
+        return cls("", target, feed=StoreFeed(store), store=store, **kwargs)
+
     def policy(self, game: str, name: str) -> Policy:
         """This worker's policy object (a search gets the pool's time budget)."""
         key = (game, name)
@@ -214,35 +219,6 @@ class BotWorker:
             make = getattr(chosen, "with_budget", None)
             self._policies[key] = make(self.search_ms) if make else chosen
         return self._policies[key]
-
-    async def _ensure_groups(self) -> None:
-        for key in self.keys:
-            try:
-                await self._redis.xgroup_create(key, self.group, id="$", mkstream=True)
-            except ResponseError as exc:
-                if "BUSYGROUP" not in str(exc):
-                    raise
-
-    async def _claim(self) -> list[tuple[str, str, Envelope]]:
-        """Entries another worker took but never acknowledged for claim_idle_ms."""
-        out: list[tuple[str, str, Envelope]] = []
-        for key in self.keys:
-            reply = await self._redis.xautoclaim(
-                key, self.group, self.consumer, self.claim_idle_ms, "0-0", count=BATCH
-            )
-            out += [(key, i, env) for i, env in feed_envelopes(list(reply[1]))]
-        return out
-
-    async def _read(self) -> list[tuple[str, str, Envelope]]:
-        streams: dict[Any, Any] = dict.fromkeys(self.keys, ">")
-        reply = await self._redis.xreadgroup(
-            self.group, self.consumer, streams, count=BATCH, block=BLOCK_MS
-        )
-        out: list[tuple[str, str, Envelope]] = []
-        for item in reply or []:
-            key = str(item[0])
-            out += [(key, i, env) for i, env in feed_envelopes(read_entries([item]))]
-        return out
 
     async def _config(self, env: Envelope) -> tuple[str, BotGame]:
         game_id = env.stream.removeprefix("game-")
@@ -349,7 +325,7 @@ class BotWorker:
         if plays and in_pool(self.pool, bot):
             await self.act(game_id, bot, env.version)
 
-    async def _game(self, group: list[tuple[str, str, Envelope]]) -> None:
+    async def _game(self, group: list[Entry]) -> None:
         """Handle one game's entries of a batch, then acknowledge them (not on an RPC error:
         they are claimed again after claim_idle_ms)."""
         async with self._slots:
@@ -362,9 +338,9 @@ class BotWorker:
                 log.warning(
                     "bot move failed: %s", err.code().name, extra={"stream": group[-1][2].stream}
                 )
+                await self.feed.nack(group)
                 return
-            for key, entry_id, _ in group:
-                await self._redis.xack(key, self.group, entry_id)
+            await self.feed.ack(group)
 
     async def step(self) -> int:
         """Claim abandoned entries, read new ones, act, acknowledge; return entries handled.
@@ -373,8 +349,8 @@ class BotWorker:
         last entry, every GameCreated and seat fact still read) and acknowledges all of
         that game's entries together after the move.
         """
-        entries = await self._claim() + await self._read()
-        by_game: dict[str, list[tuple[str, str, Envelope]]] = {}
+        entries = await self.feed.claim() + await self.feed.read()
+        by_game: dict[str, list[Entry]] = {}
         for entry in entries:
             by_game.setdefault(entry[2].stream, []).append(entry)
         for group in by_game.values():
@@ -385,7 +361,7 @@ class BotWorker:
     async def run(self, stop: asyncio.Event | None = None) -> None:
         """Serve until stop is set (or the task is cancelled)."""
         stop = stop or asyncio.Event()
-        await self._ensure_groups()
+        await self.feed.start()
         while not stop.is_set():
             try:
                 await self.step()
@@ -394,18 +370,14 @@ class BotWorker:
                 await asyncio.sleep(BLOCK_MS / 1000)
 
     async def lag(self) -> int:
-        """Entries of the group not yet delivered plus delivered but not acknowledged."""
-        total = 0
-        for key in self.keys:
-            for info in await self._redis.xinfo_groups(key):
-                if info.get("name") == self.group:
-                    total += int(info.get("lag") or 0) + int(info.get("pending") or 0)
-        return total
+        """Entries of the feed not yet handled."""
+        return await self.feed.lag()
 
     async def close(self) -> None:
         """Close connections."""
         with contextlib.suppress(Exception):
             await self._channel.close()
             await self._views_channel.close()
-        await self._store.close()
-        await self._redis.aclose()
+        await self.feed.close()
+        if self._owns_store:
+            await self._store.close()

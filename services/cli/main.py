@@ -78,7 +78,12 @@ def serve(
         str | None, typer.Option(envvar="FALLEN_RULES_ADDR", help="bots: rules service address")
     ] = None,
     workers: Annotated[
-        int, typer.Option(envvar="FALLEN_BOT_WORKERS", help="bots: workers in this process")
+        int,
+        typer.Option(
+            envvar="FALLEN_BOT_WORKERS",
+            help="bots and all: bot workers in this process (all: 0 = bot seats refused "
+            "unless a bot pool on the Redis feed plays them)",
+        ),
     ] = 1,
     projections_addr: Annotated[
         str | None,
@@ -113,8 +118,22 @@ def serve(
 
     mm_state = matchmaking_state or state_url_for(store)
     bots = (rules, workers, projections_addr) if service.startswith("bots") else None
+    in_process = workers if service == "all" else 0 if service.startswith("rules") else None
     asyncio.run(
-        _serve(service, address, store, stream, dice, shard, web_port, pools, mm_state, bots, deck)
+        _serve(
+            service,
+            address,
+            store,
+            stream,
+            dice,
+            shard,
+            web_port,
+            pools,
+            mm_state,
+            bots,
+            deck,
+            in_process,
+        )
     )
 
 
@@ -172,6 +191,7 @@ async def _serve(
     mm_state: str = "memory",
     bots: tuple[str | None, int, str | None] | None = None,
     deck: str | None = None,
+    bot_workers: int | None = None,
 ) -> None:
     from services.app import serve as start
     from services.native import install as native_status
@@ -209,6 +229,7 @@ async def _serve(
         pools=pools,
         matchmaking_state=mm_state,
         deck_addr=deck,
+        bots=bot_workers,
     )
     freeze_startup()  # start-up heap out of full collections (services/platform/gcpolicy.py)
     loop = asyncio.get_running_loop()

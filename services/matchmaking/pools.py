@@ -6,6 +6,7 @@ alone.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -18,6 +19,7 @@ from services.platform.grpcx.client import ServiceCredentials, raise_domain_erro
 from services.platform.grpcx.structs import to_struct
 
 SERVICE = "matchmaking"
+REFUSALS_KEPT_S = 2.0  # how long a pool's answer on bot seats is reused
 
 
 def parse_pools(text: str) -> dict[str, str]:
@@ -50,6 +52,7 @@ class Pools:
         self.creds = ServiceCredentials(SERVICE)
         self._stubs: dict[str, rules_pb2_grpc.RulesServiceStub] = {}
         self._channels: list[grpc.aio.Channel] = []
+        self._refusals: dict[str, tuple[float, dict[str, str]]] = {}
 
     def endpoint(self, pool: str) -> str:
         """Return the address of a pool (or the default '*'); raise when none is configured."""
@@ -57,6 +60,22 @@ class Pools:
         if not addr:
             raise RuleViolation(f"no endpoint is configured for pool {pool!r}")
         return addr
+
+    async def bot_refusal(self, endpoint: str, game: str) -> str:
+        """Return why the pool at endpoint cannot take bot seats of a game ("" = it can),
+        from its ListGames (kept for REFUSALS_KEPT_S)."""
+        now = time.monotonic()
+        kept = self._refusals.get(endpoint)
+        if kept is None or now - kept[0] >= REFUSALS_KEPT_S:
+            try:
+                res = await self.stub(endpoint).ListGames(
+                    rules_pb2.ListGamesRequest(), metadata=self.creds.metadata()
+                )
+            except grpc.aio.AioRpcError as err:
+                raise_domain_error(err)
+            kept = (now, {k.game: k.bot_seats_refused for k in res.games})
+            self._refusals[endpoint] = kept
+        return kept[1].get(game, f"the pool at {endpoint} does not serve {game}")
 
     def stub(self, endpoint: str) -> rules_pb2_grpc.RulesServiceStub:
         """Return a (cached) stub for an endpoint."""
@@ -73,10 +92,15 @@ class Pools:
         game_id: str,
         seats: Mapping[str, str],
         options: Mapping[str, Any],
+        seeds: Mapping[str, str] | None = None,
     ) -> str:
-        """Create a game on a pool; return its dice commitment."""
+        """Create a game on a pool with the players' client seeds; return its dice commitment."""
         req = rules_pb2.CreateGameRequest(
-            game=game, game_id=game_id, seats=dict(seats), options=to_struct(options)
+            game=game,
+            game_id=game_id,
+            seats=dict(seats),
+            options=to_struct(options),
+            client_seeds=dict(seeds or {}),
         )
         try:
             res = await self.stub(endpoint).CreateGame(req, metadata=self.creds.metadata())

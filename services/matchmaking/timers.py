@@ -1,7 +1,8 @@
 """The turn timer: warn a quiet seat, then forfeit it or hand it to a bot.
 
-Bot seats (bot-filled or taken over) are played by the bots pool (services/bots/worker.py),
-never by the matchmaker; the timer leaves them alone.
+Bot seats (bot-filled or taken over) are played by the bot workers (services/bots/worker.py),
+never by the matchmaker; a bot seat that stays quiet (no worker, or one that fails) is timed
+like a human's: warned, then forfeited (a bot's seat is never handed to another bot).
 
 Deadlines come from the game's own log (the time of its last event), so a restarted
 scheduler picks up exactly where the log says the game is.
@@ -50,16 +51,17 @@ def decide_timer(
 ) -> str:
     """Return what the timer does now: idle, warned, forfeited or taken_over.
 
-    A bot seat (bot-filled or taken over) is the bots pool's to play: the timer is idle.
+    A quiet bot seat (bot-filled or taken over) is warned like any seat, then forfeits.
     """
     seat = game.waiting_for
     if game.ended or seat not in game.seats:
         return IDLE
-    if game.seats[seat].startswith(BOT_PREFIX) or game.seat_status.get(seat) == TAKE_OVER:
-        return IDLE
+    bot = game.seats[seat].startswith(BOT_PREFIX) or game.seat_status.get(seat) == TAKE_OVER
     if last_type == SEAT_WARNED and last_seat == seat:
         if idle_s < mode.grace_s:
             return IDLE
+        if bot:
+            return FORFEIT
         return TAKE_OVER if mode.quiet == "takeover" or seat in record.takeover else FORFEIT
     return WARN if idle_s >= mode.turn_timer_s else IDLE
 

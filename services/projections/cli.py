@@ -196,7 +196,8 @@ async def _run(
     from services.platform.store.factory import open_store
     from services.projections.open_views import open_view_store
     from services.projections.projector import Projector, extra_games_from_env
-    from services.projections.runners import InProcessRunner, RedisGroupRunner
+    from services.projections.redis_runner import RedisGroupRunner
+    from services.projections.runners import InProcessRunner
     from services.projections.viewstore import views_url_for
 
     store = open_store(store_url)
@@ -206,7 +207,10 @@ async def _run(
         if runner == "redis":
             url = getattr(store, "url", store_url)
             prefix = getattr(store, "prefix", "fallen")
-            group = RedisGroupRunner(projector, url, prefix, shard)
+            shards = int(getattr(store, "shards", 1))
+            group = RedisGroupRunner(
+                projector, url, prefix, shard, shards=shards, on_mismatch=on_mismatch
+            )
             try:
                 await group.run()
             finally:
@@ -272,25 +276,27 @@ def status(
 @projections_app.command("rebuild")
 def rebuild(
     store: Annotated[str, typer.Option(envvar="FALLEN_STORE", help="Event store URL")],
-    views: Annotated[str, typer.Option(help="An empty view store to rebuild into")],
+    views: Annotated[
+        str | None, typer.Option(envvar="FALLEN_VIEWS", help="View store URL (default: beside)")
+    ] = None,
+    game: Annotated[
+        list[str] | None, typer.Option(help="Rebuild only these games, online (repeatable)")
+    ] = None,
+    runner: Annotated[
+        str, typer.Option(help="Runner whose checkpoint a whole rebuild sets")
+    ] = "inprocess",
 ) -> None:
-    """Rebuild every view from scratch into an empty view store; print how many events."""
+    """Rebuild views and audit records from the event store: named games online (each
+    replaced in one commit), or everything (a SQLite view file is built beside the old one
+    and switched when complete; stop the server first). Prints a JSON summary."""
+    from services.projections.rebuild_cli import rebuild_games, rebuild_whole
+    from services.projections.viewstore import views_url_for
 
-    async def go() -> int:
-        from services.platform.store.factory import open_store
-        from services.projections.open_views import open_view_store
-        from services.projections.projector import Projector, extra_games_from_env
-        from services.projections.runners import InProcessRunner
-
-        es, vs = open_store(store), open_view_store(views)
-        try:
-            runner = InProcessRunner(Projector(es, vs, extra_games_from_env()), name="rebuild")
-            return await runner.catch_up()
-        finally:
-            await vs.close()
-            await es.close()
-
-    typer.echo(json.dumps({"events": asyncio.run(go())}))
+    target = views or views_url_for(store)
+    if game:
+        typer.echo(json.dumps(asyncio.run(rebuild_games(store, target, game))))
+    else:
+        typer.echo(json.dumps(asyncio.run(rebuild_whole(store, target, runner))))
 
 
 @projections_app.command("check")

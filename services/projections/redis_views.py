@@ -87,6 +87,10 @@ class RedisViewStore:
         if batch.empty():
             return
         pipe = self._redis.pipeline(transaction=False)
+        for game_id in batch.drop:
+            pipe.unlink(*(self._key(game_id, name) for name in ("views", "audit", "game")))
+        if batch.drop:
+            pipe.srem(f"{self.prefix}:v:games", *batch.drop)
         for game_id, seats in batch.views.items():
             rec = batch.games[game_id]
             version = int(rec["heads"].get(f"game-{game_id}", [0])[0])

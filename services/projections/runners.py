@@ -1,6 +1,7 @@
-"""Thin runners that feed the Projector: in-process (store feed) and a Redis consumer group.
+"""The in-process runner that feeds the Projector from the store's global feed.
 
-The faust runner (Kafka) is in faust_app.py. Each runner is at least once: it commits the
+The Redis consumer-group runner is in redis_runner.py, the faust runner (Kafka) in
+faust_app.py. Each runner is at least once: it commits the
 views before it records progress (checkpoint, XACK, Kafka offset), and the projection skips
 any (stream, version) it has applied already, so a crash anywhere re-applies harmlessly.
 """
@@ -13,12 +14,8 @@ import logging
 import time
 from typing import Any
 
-import redis.asyncio as aioredis
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import ResponseError
-
 from services.platform.store.base import EventStore
-from services.platform.store.redis import RedisEventStore, feed_envelopes, feed_key, read_entries
+from services.platform.store.redis import RedisEventStore
 from services.projections.consistency import (
     BUILT_FROM,
     MISMATCH,
@@ -197,115 +194,3 @@ class InProcessRunner:
                 )
                 waiter.cancel()
                 stopper.cancel()
-
-
-class RedisGroupRunner:
-    """Reads one shard's Redis feed through a consumer group; XACK after the views commit.
-
-    Run one per shard (scale by shards): a game's events must be applied by one consumer in
-    order. A restarted runner first claims and re-reads entries that were delivered but
-    never acknowledged (a crash mid-batch), which the projection then skips or applies.
-    """
-
-    def __init__(
-        self,
-        projector: Projector,
-        url: str,
-        prefix: str = "fallen",
-        shard: int = 0,
-        group: str = "projections",
-        consumer: str = "",
-        batch: int = BATCH,
-    ) -> None:
-        self.projector = projector
-        self.key = feed_key(prefix, shard)
-        self.group = group
-        self.consumer = consumer or f"projector-{shard}"
-        self.batch = batch
-        self.name = f"redis:{group}:shard{shard}"
-        projector.runner = self.name
-        self._redis: aioredis.Redis = aioredis.from_url(url, decode_responses=True)
-        self._closed = False
-
-    async def _ensure_group(self) -> None:
-        try:
-            await self._redis.xgroup_create(self.key, self.group, id="0-0", mkstream=True)
-        except ResponseError as exc:
-            if "BUSYGROUP" not in str(exc):
-                raise
-
-    async def _claim_abandoned(self) -> None:
-        """Take over entries another (dead) consumer of the group never acknowledged."""
-        start = "0-0"
-        while True:
-            reply = await self._redis.xautoclaim(
-                self.key, self.group, self.consumer, 0, start, count=self.batch
-            )
-            start = str(reply[0])  # (justid=True would drop this cursor in redis-py)
-            if start == "0-0":
-                return
-
-    async def _step(self, stream_id: str) -> int:
-        """Read one batch (own pending when stream_id is '0'), apply, ack; return its size."""
-        reply = await self._redis.xreadgroup(
-            self.group, self.consumer, {self.key: stream_id}, count=self.batch, block=BLOCK_MS
-        )
-        entries = feed_envelopes(read_entries(reply))
-        if not entries:
-            return 0
-        await self.projector.process([env for _, env in entries])
-        await self._redis.xack(self.key, self.group, *(i for i, _ in entries))
-        return len(entries)
-
-    async def lag(self) -> int:
-        """Return entries not yet delivered to the group plus those delivered but not acked."""
-        for info in await self._redis.xinfo_groups(self.key):
-            if info.get("name") == self.group:
-                lag = info.get("lag")
-                pending = int(info.get("pending") or 0)
-                if lag is None:  # Redis cannot tell (entries deleted); count from last id
-                    return pending
-                return int(lag) + pending
-        return 0
-
-    async def catch_up(self) -> int:
-        """Apply everything stored now (pending first); return how many entries were read."""
-        await self._ensure_group()
-        await self._claim_abandoned()
-        total = 0
-        while n := await self._step("0"):
-            total += n
-        while n := await self._step(">"):
-            total += n
-        return total
-
-    async def run(self, stop: asyncio.Event | None = None) -> None:
-        """Apply events as they arrive until stop is set (or the task is cancelled)."""
-        stop = stop or asyncio.Event()
-        await self._ensure_group()
-        await self._claim_abandoned()
-        while not stop.is_set() and await self._step("0"):
-            pass
-        last_report = 0.0
-        while not stop.is_set() and not self._closed:
-            try:
-                await self._step(">")
-            except RedisConnectionError:
-                if self._closed:
-                    return
-                raise
-            except Exception:
-                log.exception("projection batch failed; retrying", extra={"runner": self.name})
-                await asyncio.sleep(POLL_SECONDS)
-                while await self._step("0"):
-                    pass
-            now = time.monotonic()
-            if now - last_report >= STATUS_EVERY_S:
-                last_report = now
-                with contextlib.suppress(Exception):
-                    await self.projector.report(await self.lag())
-
-    async def close(self) -> None:
-        """Stop reading and close the connection pool."""
-        self._closed = True
-        await self._redis.aclose()

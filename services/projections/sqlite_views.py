@@ -81,6 +81,9 @@ class SqliteViewStore:
         cur = self._conn.cursor()
         cur.execute("BEGIN IMMEDIATE")
         try:
+            for game_id in batch.drop:
+                for table in ("proj_views", "proj_audit", "proj_games"):
+                    cur.execute(f"DELETE FROM {table} WHERE game_id=?", (game_id,))
             for game_id, seats in batch.views.items():
                 rec = batch.games[game_id]
                 version = int(rec["heads"].get(f"game-{game_id}", [0])[0])

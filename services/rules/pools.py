@@ -5,6 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 SeatRange = tuple[int, int]
+
+# Response header (and, from a client, request metadata) naming a game's rules pool: the
+# deployed stack's one address routes RulesService calls on it (deploy/door, docs/clients.md).
+POOL_HEADER = "x-fallen-pool"
 PoolSpec = Mapping[str, SeatRange | None]
 
 # pool -> {game: seat-count range or None for any}; "rules" (None) serves every game.
@@ -18,6 +22,24 @@ POOLS: dict[str, PoolSpec | None] = {
     "rules-land": {"land": (1, 5)},
     "rules-land-epic": {"land": (6, 6)},
 }
+
+
+# bot pool -> the rules pool whose games it plays (None: every game). Each worker talks to
+# one rules endpoint (--rules), so each dedicated rules pool has its bot pool; the bot
+# pool's name is its consumer group on the feed (docs/matchmaking.md, "Seats that go quiet").
+BOT_POOLS: dict[str, str | None] = {
+    "bots": None,
+    "bots-fallen": "rules-fallen",
+    "bots-worlds": "rules-worlds",
+    "bots-land": "rules-land",
+    "bots-land-epic": "rules-land-epic",
+}
+
+
+def bot_pool_spec(group: str) -> PoolSpec | None:
+    """Return what a bot pool (by its name, its consumer group) plays; KeyError if unknown."""
+    rules = BOT_POOLS[group]
+    return POOLS[rules] if rules else None
 
 
 def admits(spec: PoolSpec | None, game: str, seat_count: int | None) -> bool:

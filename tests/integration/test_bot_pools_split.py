@@ -76,7 +76,7 @@ async def test_each_land_bot_pool_plays_only_the_games_of_its_rules_pool(
                 views_target=views,
                 claim_idle_ms=500,
             )
-            await w._ensure_groups()
+            await w.feed.start()
             workers[name] = w
         tasks = [asyncio.create_task(w.run(stop)) for w in workers.values()]
         # when a 2-seat and a 6-seat Land game are created with every seat a bot

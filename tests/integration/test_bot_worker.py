@@ -78,7 +78,7 @@ async def test_two_workers_finish_bot_games_and_record_their_version_and_seed(
     try:
         # given two workers on the feed
         for w in workers:
-            await w._ensure_groups()
+            await w.feed.start()
         tasks = [asyncio.create_task(w.run(stop)) for w in workers]
         async with grpc.aio.insecure_channel(target) as channel:
             stub = rules_pb2_grpc.RulesServiceStub(channel)
@@ -110,7 +110,7 @@ async def test_a_random_bot_moves_without_waiting_for_its_view(
     worker = BotWorker(redis_url, target, prefix=prefix, views_target="127.0.0.1:1")
     stop = asyncio.Event()
     try:
-        await worker._ensure_groups()
+        await worker.feed.start()
         task = asyncio.create_task(worker.run(stop))
         async with grpc.aio.insecure_channel(target) as channel:
             stub = rules_pb2_grpc.RulesServiceStub(channel)
@@ -132,14 +132,14 @@ async def test_a_killed_worker_loses_no_game(redis_url: str, toy_backend: ToyBac
     survivor = BotWorker(redis_url, target, prefix=prefix, consumer="survivor", claim_idle_ms=200)
     stop = asyncio.Event()
     try:
-        await doomed._ensure_groups()
+        await doomed.feed.start()
         async with grpc.aio.insecure_channel(target) as channel:
             stub = rules_pb2_grpc.RulesServiceStub(channel)
             # given a bot game whose first entries were taken by a worker that then died
             gid = await _create(stub, ["a", "b"])
             taken = []
             for _ in range(20):
-                taken += await doomed._read()
+                taken += await doomed.feed.read()
                 if taken:
                     break
             assert taken, "the doomed worker read nothing"
@@ -171,7 +171,7 @@ async def test_a_human_plays_worlds_against_the_bots_worlds_pool(
     worker = BotWorker(redis_url, target, prefix=prefix, games=("worlds",))
     stop = asyncio.Event()
     try:
-        await worker._ensure_groups()
+        await worker.feed.start()
         task = asyncio.create_task(worker.run(stop))
         async with grpc.aio.insecure_channel(target) as channel:
             stub = rules_pb2_grpc.RulesServiceStub(channel)
@@ -241,7 +241,7 @@ async def test_a_human_plays_worlds_against_a_search_bot_that_answers_within_its
     worker = BotWorker(redis_url, target, prefix=prefix, games=("worlds",), search_ms=400)
     stop = asyncio.Event()
     try:
-        await worker._ensure_groups()
+        await worker.feed.start()
         task = asyncio.create_task(worker.run(stop))
         async with grpc.aio.insecure_channel(target) as channel:
             stub = rules_pb2_grpc.RulesServiceStub(channel)

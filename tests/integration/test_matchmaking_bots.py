@@ -51,7 +51,7 @@ async def stack(redis_url: str, monkeypatch) -> AsyncIterator[Stack]:
     main = await serve(store, "127.0.0.1:0")
     target = f"127.0.0.1:{main.port}"
     worker = BotWorker(redis_url, target, prefix=prefix, consumer="w1")
-    await worker._ensure_groups()
+    await worker.feed.start()
     stop = asyncio.Event()
     task = asyncio.create_task(worker.run(stop))
     mm = main.matchmaker

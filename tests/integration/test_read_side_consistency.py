@@ -157,3 +157,37 @@ async def test_the_redis_view_store_clears_only_its_own_keys(redis_url: str) -> 
     assert await other.get_meta("checkpoint:x") == "7"
     await mine.close()
     await other.close()
+
+
+async def test_the_health_check_is_not_serving_while_a_mismatch_is_recorded(
+    tmp_path: Path,
+) -> None:
+    # given a view store and the health job watching it
+    import asyncio
+
+    from grpc_health.v1 import health, health_pb2
+
+    from services.projections.consistency import MISMATCH, Mismatch
+    from services.projections.wiring import health_job
+
+    views = open_view_store(f"sqlite:///{tmp_path / 'views.db'}")
+    servicer = health.aio.HealthServicer()
+    name = "fallen.projections.v1.ProjectionService"
+    state = health_pb2.HealthCheckResponse
+
+    async def status() -> int:
+        request = health_pb2.HealthCheckRequest(service=name)
+        return int((await servicer.Check(request, None)).status)
+
+    task = asyncio.create_task(health_job(views, servicer, name)())
+    await asyncio.sleep(0.1)
+    assert await status() == state.SERVING
+    # when a runner records a mismatch, then the service is not serving until it is cleared
+    await views.set_meta(MISMATCH, Mismatch("test", 5, 2).to_json())
+    await asyncio.sleep(2.3)
+    assert await status() == state.NOT_SERVING
+    await views.set_meta(MISMATCH, "")
+    await asyncio.sleep(2.3)
+    assert await status() == state.SERVING
+    task.cancel()
+    await views.close()

@@ -6,7 +6,7 @@ import hashlib
 from typing import Any
 
 from services.platform.errors import InvalidArgument
-from services.rules.engine.api import Event, Setup
+from services.rules.engine.api import Event, Setup, command_list
 from services.rules.engine.engine import KernelRules
 from services.rules.engine.state import State, dumps, to_json
 from services.rules.worlds import (
@@ -26,6 +26,7 @@ class WorldsRules(KernelRules):
 
     game = "worlds"
     seats = SEATS
+    reads_bot_options = True  # the human of a bot game starts (services/rules/bot_seats.py)
     registry = REGISTRY
     schemas = {
         "done": {},
@@ -85,7 +86,7 @@ class WorldsRules(KernelRules):
         assert isinstance(state, WorldsState)
         t = state.table
         p = state.pending
-        return {
+        view: dict[str, Any] = {
             "sides": {s.seat: _side(t, s.seat, seat) for s in t.board.sides},
             "play": [_card(t, c.uid) for c in t.board.play],
             "turn": {
@@ -99,6 +100,9 @@ class WorldsRules(KernelRules):
             "winner": state.winner,
             "next_uid": t.board.next_uid,
         }
+        if seat is not None:
+            view["commands"] = command_list(self.legal_commands(state, seat))
+        return view
 
     def outcome(self, state: State) -> dict[str, Any] | None:
         """The winner once over."""

@@ -13,7 +13,7 @@ from services.rules.worlds.decks import MAX_DECK_ENTRIES, DeckError, build_libra
 SEATS = ("p1", "p2")
 DEFAULT_DECKS = {"p1": "uea", "p2": "daemons"}
 KNOWN = ("decks", "bots", "bot_policy", "bot_policies", "bot_seed")
-BOT_POLICIES = ("random", "heuristic", "search")
+BOT_POLICIES = ("easy", "random", "first", "heuristic", "search")
 # Set by the server when it seals the decks (docs/games/worlds.md, "Hidden libraries"):
 # the public options of a game carry each seat's library size, never its cards.
 SIZES = "libraries"

@@ -46,9 +46,13 @@ class Creator:
         game_id: str,
         seats: Mapping[str, str],
         options: Mapping[str, Any],
+        seeds: Mapping[str, str] | None = None,
     ) -> str:
         self.made.append((game, dict(seats), dict(options)))
         return "c" * 64
+
+    async def bot_refusal(self, endpoint: str, game: str) -> str:
+        return ""
 
 
 def test_a_mode_carries_its_options_and_challenge_levels() -> None:

@@ -2,8 +2,8 @@
 
 docs/matchmaking.md "Seats that go quiet": a seat quiet for the mode's turn timer is warned;
 still quiet for the grace after the warning it forfeits (2-seat modes) or a bot takes it over
-(modes with `quiet: takeover`, and any seat whose player asked for `bot_takeover`); bot seats
-are the bots pool's, never the timer's.
+(modes with `quiet: takeover`, and any seat whose player asked for `bot_takeover`); a bot
+seat that stays quiet is timed the same way and forfeits.
 """
 
 from __future__ import annotations
@@ -81,13 +81,17 @@ def test_a_warning_for_another_seat_does_not_start_this_seats_grace() -> None:
     assert decide_timer(RANKED, _record(), game, SEAT_WARNED, "dungeon_lord", 200.0) == WARN
 
 
-def test_bot_seats_and_taken_over_seats_are_left_to_the_bots_pool() -> None:
-    # given a seat a bot plays (a bot: player, or a seat taken over), quiet for an hour
+def test_a_stuck_bot_seat_is_warned_then_forfeits_like_a_human_seat() -> None:
+    # given a seat a bot plays (a bot: player, or a seat taken over) that does not move
     bot = GameSummary(5, False, "dungeon_lord", {"hero": "ann", "dungeon_lord": "bot:fallen:0"}, {})
     taken = _fallen("hero", {"hero": "taken_over"})
-    # then the timer does nothing: the bots pool moves for it
-    assert decide_timer(RANKED, _record(), bot, "CommandApplied", "", 3600.0) == IDLE
-    assert decide_timer(RANKED, _record(), taken, SEAT_WARNED, "hero", 3600.0) == IDLE
+    # when it has been quiet less than the turn timer, then nothing; from it, a warning
+    assert decide_timer(RANKED, _record(), bot, "CommandApplied", "", 179.0) == IDLE
+    assert decide_timer(RANKED, _record(), bot, "CommandApplied", "", 180.0) == WARN
+    # and once warned and still quiet past the grace, it forfeits (never handed to a bot)
+    assert decide_timer(RANKED, _record(), bot, SEAT_WARNED, "dungeon_lord", 60.0) == FORFEIT
+    assert decide_timer(EPIC, _record(), taken, SEAT_WARNED, "hero", 119.0) == IDLE
+    assert decide_timer(EPIC, _record(), taken, SEAT_WARNED, "hero", 120.0) == FORFEIT
     # and an ended game, or one waiting for chance, is never timed
     over = GameSummary(90, True, "hero", _fallen().seats, {})
     chance = _fallen("chance")
