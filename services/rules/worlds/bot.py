@@ -57,7 +57,8 @@ def choose(table: Table, seat: str, options: Sequence[Option]) -> int:
             done or 0,
         )
     if "block" in kinds:
-        plan = tactics.choose_blocks(table.board, seat, list(table.turn.attackers))
+        attackers = [a for a in table.turn.attackers if table.board.has(a)]
+        plan = tactics.choose_blocks(table.board, seat, attackers)
         for i, (k, a) in enumerate(options):
             if k == "block" and plan.get(a["defender"], ())[:1] == (a["attacker"],):
                 return i

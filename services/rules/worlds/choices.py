@@ -153,7 +153,11 @@ def block_options(table: Table, seat: str) -> list[Args]:
         lined = blocks.get(d, ())
         if len(lined) >= catalog()[table.board.get(d).card].guard:
             continue
-        out += [{"defender": d, "attacker": a} for a in table.turn.attackers if a not in lined]
+        out += [
+            {"defender": d, "attacker": a}
+            for a in table.turn.attackers
+            if a not in lined and table.board.has(a)  # an attacker may fall in a window
+        ]
     return out
 
 

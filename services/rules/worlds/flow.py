@@ -149,21 +149,38 @@ def _turn(ctx: Ctx, a: Args) -> None:
 def _resources(ctx: Ctx, a: Args) -> None:
     seat = a["seat"]
     emit(ctx, steps.resources_phase(table(ctx), [int(f) for f in a["faces"]]))
+    if version(ctx) >= PHASED:  # a window in every phase, Phase 1 too
+        open_window(ctx, seat, False, ["healing", {"seat": seat}])
+        return
     emit(ctx, steps.healing_phase(table(ctx)))
-    # version 4: healing Events are played from hand in the Healing phase, and only then
-    open_window(ctx, seat, version(ctx) >= PHASED, ["draw_phase", {"seat": seat}])
+    open_window(ctx, seat, False, ["draw_phase", {"seat": seat}])
+
+
+@task("healing")
+def _healing(ctx: Ctx, a: Args) -> None:
+    """Phase 2 (version 4): heal, then a window in which healing Events may be played."""
+    seat = a["seat"]
+    emit(ctx, steps.healing_phase(table(ctx)))
+    open_window(ctx, seat, True, ["draw_phase", {"seat": seat}])
 
 
 @task("draw_phase")
 def _draw_phase(ctx: Ctx, a: Args) -> None:
     seat = a["seat"]
     emit(ctx, [fact("phase_started", seat=seat, phase="draw")])
+    after = ("drawn_window" if version(ctx) >= PHASED else "deploy", {"seat": seat})
     if table(ctx).board.side(seat).library > 0:
-        ctx.push(("draw", {"seat": seat, "n": 1}), ("deploy", {"seat": seat}))
+        ctx.push(("draw", {"seat": seat, "n": 1}), after)
         return
     emit(ctx, steps.empty_library_cost(table(ctx)))
     if not check_end(ctx):
-        ctx.push(("deploy", {"seat": seat}))
+        ctx.push(after)
+
+
+@task("drawn_window")
+def _drawn_window(ctx: Ctx, a: Args) -> None:
+    """Phase 3 (version 4): a window once the card is drawn, before Deploy."""
+    open_window(ctx, a["seat"], False, ["deploy", {"seat": a["seat"]}])
 
 
 @task("deploy")
@@ -245,15 +262,25 @@ def _declare(ctx: Ctx, seat: str, kind: str, opts: list[Args], resume: str, **da
 def _attack(ctx: Ctx, a: Args) -> None:
     opts = choices.attack_options(table(ctx))
     if not opts:
-        ctx.push(("block", a))
+        ctx.push(("declared", a))
         return
     _declare(ctx, a["seat"], "attack", opts, "attacked", active=a["seat"])
+
+
+@task("declared")
+def _declared(ctx: Ctx, a: Args) -> None:
+    """Attackers declared: version 4 opens a window before defenders line up."""
+    t = table(ctx)
+    if version(ctx) >= PHASED and any(t.board.has(u) for u in t.turn.attackers):
+        open_window(ctx, a["seat"], False, ["block", a])
+        return
+    ctx.push(("block", a))
 
 
 @answer("attacked")
 def _attacked(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
     if kind == "done":
-        ctx.push(("block", {"seat": data["active"]}))
+        ctx.push(("declared", {"seat": data["active"]}))
         return
     emit(ctx, [fact("attacker_declared", seat=data["active"], uid=args["uid"])])
     ctx.push(("attack", {"seat": data["active"]}))

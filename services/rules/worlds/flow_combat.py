@@ -20,6 +20,7 @@ from services.rules.worlds.flow import (
     task,
     version,
 )
+from services.rules.worlds.table import PHASED
 
 
 @task("block")
@@ -80,7 +81,25 @@ def _rolled(ctx: Ctx, a: Args) -> None:
         if table(ctx).board.has(striker) and table(ctx).board.has(target):
             emit(ctx, [steps.strike_fact(table(ctx), Strike(striker, target), int(face))])
     emit(ctx, steps.raid_facts(table(ctx)))
-    emit(ctx, steps.resolution_phase(table(ctx)))
+    if version(ctx) < PHASED:
+        emit(ctx, steps.resolution_phase(table(ctx)))
+        if not check_end(ctx):
+            ctx.push(("discard", {"seat": a["seat"]}))
+        return
+    # version 4: damage and raids land, then a window before cards at 0 Hp are removed (a
+    # raid that ends the game ends it at once: the dead leave play, no window)
+    emit(ctx, steps.resolution_damage(table(ctx)))
+    if steps.ending(table(ctx)):
+        emit(ctx, steps.removals(table(ctx)))
+        check_end(ctx)
+        return
+    open_window(ctx, a["seat"], False, ["removal", {"seat": a["seat"]}])
+
+
+@task("removal")
+def _removal(ctx: Ctx, a: Args) -> None:
+    """Phase 6 (version 4): every card at 0 Hp or less leaves play, then the discards."""
+    emit(ctx, steps.removals(table(ctx)))
     if not check_end(ctx):
         ctx.push(("discard", {"seat": a["seat"]}))
 

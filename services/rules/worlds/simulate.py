@@ -125,6 +125,20 @@ def use_and_deploy(game: Game, seat: str, deploy: bool) -> None:
         act(game, seat, option)
 
 
+def window(game: Game, active: str, deploy: bool) -> None:
+    """A priority round (rules version 4): the active seat first (deploying too when deploy),
+    after a play the other seat, closed when both have passed in turn."""
+    seat, passes = active, 0
+    while passes < 2 and not game.over:
+        option = game.choose(seat, action_options(game, seat, deploy and seat == active))
+        if option[0] == "done":
+            passes += 1
+        else:
+            act(game, seat, option)
+            passes = 0
+        seat = game.table.board.other(seat)
+
+
 def _declare(
     game: Game, seat: str, kind: str, event: str, opts_of: Callable[[], list[Any]]
 ) -> None:
@@ -140,13 +154,18 @@ def combat(game: Game, seat: str) -> None:
     foe = game.table.board.other(seat)
     game.emit([fact("phase_started", seat=seat, phase="combat")])
     _declare(game, seat, "attack", "attacker_declared", lambda: choices.attack_options(game.table))
+    if game.table.phased and game.table.turn.attackers:
+        window(game, seat, deploy=False)  # after attackers are declared, before blocks
     _declare(
         game, foe, "block", "defender_lined_up", lambda: choices.block_options(game.table, foe)
     )
     while opts := choices.order_options(game.table):
         _, args = game.choose(seat, [("order", o) for o in opts])
         game.emit([fact("order_given", seat=seat, **args)])
-    use_and_deploy(game, foe, deploy=False)
+    if game.table.phased:
+        window(game, seat, deploy=False)
+    else:
+        use_and_deploy(game, foe, deploy=False)
     for strike in steps.strike_list(game.table):
         if game.table.board.has(strike.striker) and game.table.board.has(strike.target):
             game.emit([steps.strike_fact(game.table, strike, 1 + game.uniform(6))])
@@ -155,13 +174,26 @@ def combat(game: Game, seat: str) -> None:
 
 def finish_turn(game: Game, seat: str) -> None:
     """From the seat's Deploy phase to the end of its turn."""
-    use_and_deploy(game, seat, deploy=True)
-    use_and_deploy(game, game.table.board.other(seat), deploy=False)
+    if game.table.phased:
+        window(game, seat, deploy=True)
+    else:
+        use_and_deploy(game, seat, deploy=True)
+        use_and_deploy(game, game.table.board.other(seat), deploy=False)
     if game.over:
         return
     combat(game, seat)
-    game.emit(steps.resolution_phase(game.table))
+    if game.over:
+        return
+    if game.table.phased:  # damage lands, a window, then cards at 0 Hp leave play
+        game.emit(steps.resolution_damage(game.table))
+        if not steps.ending(game.table):
+            window(game, seat, deploy=False)
+        game.emit(steps.removals(game.table))
+    else:
+        game.emit(steps.resolution_phase(game.table))
     game.check_end()
+    if game.over:
+        return
     for _ in range(steps.discards_owed(game.table)):
         hand = choices.discard_options(game.table, seat)
         _, args = game.choose(seat, [("discard", o) for o in hand])
@@ -174,8 +206,17 @@ def play_turn(game: Game, seat: str) -> None:
     game.emit(steps.begin_turn(game.table, seat))
     faces = [RESOURCE_FACES[game.uniform(6)] for _ in range(2)]
     game.emit(steps.resources_phase(game.table, faces))
+    phased = game.table.phased
+    if phased:
+        window(game, seat, deploy=False)
     game.emit(steps.healing_phase(game.table))
-    use_and_deploy(game, seat, deploy=game.table.phased)  # healing Events (version 4 on)
+    if phased:
+        window(game, seat, deploy=True)  # healing Events are played now
+    else:
+        use_and_deploy(game, seat, deploy=False)
+    if game.over:
+        return
+    game.emit([fact("phase_started", seat=seat, phase="draw")])
     if game.libraries[seat]:
         game.draw(seat)
     else:
@@ -183,6 +224,10 @@ def play_turn(game: Game, seat: str) -> None:
     game.check_end()
     if game.over:
         return
+    if phased:
+        window(game, seat, deploy=False)
+        if game.over:
+            return
     game.emit([fact("phase_started", seat=seat, phase="deploy")])
     finish_turn(game, seat)
 

@@ -135,6 +135,17 @@ def raid_facts(table: Table) -> list[Event]:
 
 def resolution_phase(table: Table) -> list[Event]:
     """Phase 6: all damage at once, raids cost Capital, the dead leave play."""
+    out = resolution_damage(table)
+    return out + removals(run(table, out))
+
+
+def removals(table: Table) -> list[Event]:
+    """Phase 6, last: every card at 0 Hp or less goes to its owner's graveyard."""
+    return dead_facts(table)
+
+
+def resolution_damage(table: Table) -> list[Event]:
+    """Phase 6, first: all combat damage at once, and raids cost Capital."""
     seat = table.turn.active
     out = [fact("phase_started", seat=seat, phase="resolution")]
     for uid, n in table.turn.damage:
@@ -148,7 +159,7 @@ def resolution_phase(table: Table) -> list[Event]:
                 "capital_changed", seat=foe, delta=-table.turn.raid, capital=capital, reason="raid"
             )
         )
-    return out + dead_facts(run(table, out))
+    return out
 
 
 def discards_owed(table: Table) -> int:
