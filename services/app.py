@@ -20,7 +20,7 @@ from services.dice.service import mount as dice_mount
 from services.platform.grpcx.client import Reconnecting, ServiceCredentials
 from services.platform.grpcx.server import Mount, Running, start_server
 from services.platform.store.base import EventStore
-from services.platform.store.redis import RedisEventStore, feed_key
+from services.platform.store.redis import RedisEventStore
 from services.rules.bot_seats import BotCoverage, FeedPools, InProcess, Nobody
 from services.rules.engine.api import GameRules
 from services.rules.engine.deck import DeckServicePort
@@ -47,7 +47,7 @@ def bot_coverage(store: EventStore, in_process: int) -> BotCoverage:
     if in_process > 0:
         return InProcess()
     if isinstance(store, RedisEventStore):
-        return FeedPools(store.url, [feed_key(store.prefix, n) for n in range(store.shards)])
+        return FeedPools(store.url, store.prefix)
     return Nobody(
         "this server runs no bot workers (serve all with --workers 1 or more, or a Redis "
         "store with a bot pool)"
