@@ -49,6 +49,7 @@ from services.platform.games import (
     SEAT_TAKEN_OVER,
     game_info,
 )
+from services.platform.grpcx.client import internal_channel
 from services.platform.grpcx.structs import struct_to_py, to_struct
 from services.platform.store.base import EventStore
 from services.platform.store.redis import RedisEventStore
@@ -192,9 +193,9 @@ class BotWorker:
         )
         self._owns_store = store is None
         self._store: EventStore = store or RedisEventStore(redis_url, shards=shards, prefix=prefix)
-        self._channel = grpc.aio.insecure_channel(rules_target)
+        self._channel = internal_channel(rules_target)  # round robin over the pool's replicas
         self._stub = rules_pb2_grpc.RulesServiceStub(self._channel)
-        self._views_channel = grpc.aio.insecure_channel(views_target or rules_target)
+        self._views_channel = internal_channel(views_target or rules_target)
         self._views = projections_pb2_grpc.ProjectionServiceStub(self._views_channel)
         token = issue_token("bots", service=True)
         self._md = (("authorization", f"Bearer {token}"),)
