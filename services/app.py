@@ -92,6 +92,7 @@ class Backend:
     tasks: list[asyncio.Task[None]] = field(default_factory=list)
     matchmaker: Any = None  # the Matchmaker when this server runs matchmaking
     bot_tasks: list[asyncio.Task[None]] = field(default_factory=list)  # in-process bot workers
+    bot_coverage: Any = None  # who plays bot seats (a FeedPools holds a Redis connection)
 
     @property
     def port(self) -> int:
@@ -109,6 +110,10 @@ class Backend:
         await self.running.stop(0.5)
         for ch in self.channels:
             await ch.close()
+        close = getattr(self.bot_coverage, "close", None)
+        if close is not None:
+            with contextlib.suppress(Exception):
+                await close()
         await self.store.close()
 
 
@@ -214,4 +219,5 @@ async def serve(
         tasks=[*bot_tasks, *tasks],
         matchmaker=mm,
         bot_tasks=bot_tasks,
+        bot_coverage=coverage,
     )
