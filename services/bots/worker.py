@@ -49,6 +49,7 @@ from services.platform.games import (
     SEAT_TAKEN_OVER,
     game_info,
 )
+from services.platform.grpcx.affinity import AffinityChannels
 from services.platform.grpcx.client import internal_channel
 from services.platform.grpcx.structs import struct_to_py, to_struct
 from services.platform.store.base import EventStore
@@ -193,8 +194,8 @@ class BotWorker:
         )
         self._owns_store = store is None
         self._store: EventStore = store or RedisEventStore(redis_url, shards=shards, prefix=prefix)
-        self._channel = internal_channel(rules_target)  # round robin over the pool's replicas
-        self._stub = rules_pb2_grpc.RulesServiceStub(self._channel)
+        # each game's calls go to one replica of the rules pool (its cache stays warm)
+        self._rules = AffinityChannels(rules_target, rules_pb2_grpc.RulesServiceStub)
         self._views_channel = internal_channel(views_target or rules_target)
         self._views = projections_pb2_grpc.ProjectionServiceStub(self._views_channel)
         token = issue_token("bots", service=True)
@@ -231,7 +232,7 @@ class BotWorker:
             self._games[game_id] = bot_game(await game_info(self._store, game_id), game_id)
             self._taken[game_id] = frozenset()
             if in_pool(self.pool, self._games[game_id]):  # another pool's rules refuse it
-                summary = await self._stub.GetGame(
+                summary = await self._rules.stub(game_id).GetGame(
                     rules_pb2.GetGameRequest(game_id=game_id), metadata=self._md
                 )
                 self._taken[game_id] = frozenset(
@@ -250,9 +251,8 @@ class BotWorker:
         if seen and await self._store.version(f"game-{game_id}") > seen:
             self.skipped += 1
             return False
-        summary = await self._stub.GetGame(
-            rules_pb2.GetGameRequest(game_id=game_id), metadata=self._md
-        )
+        stub = self._rules.stub(game_id)
+        summary = await stub.GetGame(rules_pb2.GetGameRequest(game_id=game_id), metadata=self._md)
         seat = summary.waiting_for
         taken = frozenset(s for s, st in summary.seat_status.items() if st == TAKEN_OVER)
         self._taken[game_id] = taken
@@ -261,7 +261,7 @@ class BotWorker:
         if seen and summary.version > seen:
             self.skipped += 1
             return False
-        legal = await self._stub.ListLegalCommands(
+        legal = await stub.ListLegalCommands(
             rules_pb2.ListLegalCommandsRequest(game_id=game_id, seat=seat), metadata=self._md
         )
         choices = parse_choices(legal.commands)
@@ -299,7 +299,7 @@ class BotWorker:
                 )
             )
         try:
-            await self._stub.SubmitCommand(
+            await stub.SubmitCommand(
                 rules_pb2.SubmitCommandRequest(
                     game_id=game_id,
                     seat=seat,
@@ -377,7 +377,7 @@ class BotWorker:
     async def close(self) -> None:
         """Close connections."""
         with contextlib.suppress(Exception):
-            await self._channel.close()
+            await self._rules.close()
             await self._views_channel.close()
         await self.feed.close()
         if self._owns_store:

@@ -1,6 +1,7 @@
 """Pools at two replicas, each an OS process as deploy/ runs them, on one real redis-server:
-the bots-worlds pool's calls spread over both rules-worlds replicas (round robin over every
-address of the pool's name), and a bot worker killed mid-game hands its games to the other.
+the bots-worlds pool's calls spread over both rules-worlds replicas (every address of the
+pool's name; each game's calls to one of them), and a bot worker killed mid-game hands its
+games to the other.
 
 A DNS name that resolves to both replicas is what a headless Service gives in Kubernetes;
 on loopback the same client target is the `ipv4:` list of both addresses.
@@ -9,6 +10,7 @@ on loopback the same client target is the `ipv4:` list of both addresses.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import os
 import signal
 import subprocess
@@ -24,6 +26,7 @@ import pytest
 from fallen.rules.v1 import rules_pb2, rules_pb2_grpc
 
 from services.platform.auth import issue_token
+from services.platform.grpcx.affinity import owner
 from services.platform.grpcx.client import pool_target
 from services.platform.grpcx.structs import to_struct
 from services.platform.healthcheck import check
@@ -100,14 +103,30 @@ def submits(metrics_port: int) -> float:
     )
 
 
-async def _create_and_play(target: str, kill: subprocess.Popen[bytes]) -> list[bool]:
+def game_ids(replicas: list[str]) -> list[str]:
+    """Return GAMES game ids, half of them owned by each replica (the bots send all of a
+    game's calls to its owner: services/platform/grpcx/affinity.py)."""
+    ids: dict[str, list[str]] = {r: [] for r in replicas}
+    n = 0
+    while any(len(v) < GAMES // 2 for v in ids.values()):
+        gid = "g" + hashlib.sha256(f"rep-{n}".encode()).hexdigest()[:16]
+        if len(ids[owner(gid, sorted(replicas))]) < GAMES // 2:
+            ids[owner(gid, sorted(replicas))].append(gid)
+        n += 1
+    return [g for v in ids.values() for g in v]
+
+
+async def _create_and_play(
+    target: str, kill: subprocess.Popen[bytes], wanted: list[str]
+) -> list[bool]:
     """Create bot-only Worlds games, kill one bot worker mid-game; return which ended."""
     md = (("authorization", f"Bearer {issue_token('mm', service=True, secret=SECRET)}"),)
     async with grpc.aio.insecure_channel(target) as channel:
         stub = rules_pb2_grpc.RulesServiceStub(channel)
         gids = []
-        for n in range(GAMES):
+        for n, gid in enumerate(wanted):
             req = rules_pb2.CreateGameRequest(
+                game_id=gid,
                 game="worlds",
                 seats={"p1": "bot:a", "p2": "bot:b"},
                 options=to_struct({"bot_seed": f"rep-{n}", "bot_policy": "easy"}),
@@ -155,8 +174,9 @@ def test_two_replicas_of_each_pool_share_the_games_and_survive_a_dead_worker(
     bot_args = ["bots-worlds", "--rules", target, "--projections-addr", main.address]  # type: ignore[attr-defined]
     bots = [procs.start(f"bots-worlds-{i}", bot_args) for i in range(2)]
     # when bot games are played and one bot worker is killed mid-game
-    ended = asyncio.run(_create_and_play(rules[0].address, bots[0]))  # type: ignore[attr-defined]
+    wanted = game_ids([r.address for r in rules])  # type: ignore[attr-defined]
+    ended = asyncio.run(_create_and_play(rules[0].address, bots[0], wanted))  # type: ignore[attr-defined]
     # then every game ends (the survivor claimed the dead worker's entries)
     assert ended == [True] * GAMES
-    # and both rules replicas answered bot commands (from their metrics)
+    # and both rules replicas answered bot commands, each for the games it owns
     assert all(submits(port) > 0 for port in metrics), [submits(p) for p in metrics]
