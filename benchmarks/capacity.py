@@ -4,7 +4,8 @@ Runs the split topology as OS processes on a private redis-server, as deploy/ ru
 dice, deck, projections (its Redis runner), and for each game kind its rules pool and its
 bot pool. For one kind at a time it creates bot-only games (easy bots on every seat) on the
 kind's rules pool, waits until all have ended, and reads each process's CPU time
-(/proc/PID/stat), the rules pool's SubmitCommand count (its /metrics) and Redis's memory
+(/proc/PID/stat, less what it spends idle, measured just before), the rules pool's
+SubmitCommand count (its /metrics) and Redis's memory
 (INFO: the store, with the views and dice and deck logs). From those, per pool: CPU-seconds
 per game and per command, store bytes per game and per command; and the model: the cores
 and replicas each pool needs for N concurrent games when a live game makes one command
@@ -36,6 +37,7 @@ from services.platform.localservers import free_port, redis_server
 TICK = os.sysconf("SC_CLK_TCK")
 TARGET_UTIL = 0.7  # a replica (one asyncio process: at most one core) planned at 70 % busy
 LEVELS = (1_000, 10_000, 100_000)
+IDLE_S = 3.0
 
 
 @dataclass(frozen=True)
@@ -198,22 +200,29 @@ def measure_kind(
     rules = [p for p in procs if p.pool == kind.rules]
     pools = [*SHARED, kind.rules, kind.bots]
     mem0, redis_pid = _redis_memory(url)
-    cpu0 = {p.popen.pid: cpu_s(p.popen.pid) for p in procs} | {redis_pid: cpu_s(redis_pid)}
+    pids = {p.popen.pid: p.pool for p in procs} | {redis_pid: "store"}
+    idle0 = {pid: cpu_s(pid) for pid in pids}
+    time.sleep(IDLE_S)  # what each process spends doing nothing (timers, blocking reads)
+    cpu0 = {pid: cpu_s(pid) for pid in pids}
+    idle_rate = {pid: (cpu0[pid] - idle0[pid]) / IDLE_S for pid in pids}
     cmds0 = sum(submits(p.metrics) for p in rules)
     took = asyncio.run(_play(rules[0].address, kind, games, seed))
     cmds = sum(submits(p.metrics) for p in rules) - cmds0
     mem1, _ = _redis_memory(url)
     spent = {pool: 0.0 for pool in [*pools, "store"]}
-    for p in procs:
-        if p.pool in spent:
-            spent[p.pool] += cpu_s(p.popen.pid) - cpu0[p.popen.pid]
-    spent["store"] = cpu_s(redis_pid) - cpu0[redis_pid]
+    idle = {pool: 0.0 for pool in spent}
+    for pid, pool in pids.items():
+        if pool in spent:  # the work: CPU spent while playing, less what idling costs
+            used = cpu_s(pid) - cpu0[pid]
+            spent[pool] += max(0.0, used - idle_rate[pid] * took)
+            idle[pool] += idle_rate[pid]
     stored = max(0, mem1 - mem0)
     return {
         "kind": kind_name,
         "games": games,
         "commands": int(cmds),
         "seconds": round(took, 2),
+        "idle_cores": {k: round(v, 4) for k, v in idle.items()},
         "cpu_s": {k: round(v, 3) for k, v in spent.items()},
         "cpu_s_per_game": {k: round(v / games, 4) for k, v in spent.items()},
         "cpu_ms_per_command": {k: round(1000 * v / max(cmds, 1), 3) for k, v in spent.items()},
