@@ -45,6 +45,7 @@ from services.platform.auth import issue_token
 from services.platform.envelope import Envelope
 from services.platform.games import (
     GAME_CREATED,
+    GAME_ENDED,
     SEAT_RECLAIMED,
     SEAT_TAKEN_OVER,
     game_info,
@@ -320,6 +321,11 @@ class BotWorker:
     async def handle(self, env: Envelope) -> None:
         """React to one feed entry (the newest this worker holds for its game)."""
         if not env.stream.startswith("game-"):
+            return
+        if env.type == GAME_ENDED:  # nothing more to play: forget the game
+            game_id = env.stream.removeprefix("game-")
+            self._games.pop(game_id, None)
+            self._taken.pop(game_id, None)
             return
         game_id, bot = await self._config(env)
         plays = bot.seats or self._taken.get(game_id)
