@@ -61,7 +61,7 @@ ENV PATH=/opt/venv/bin:$PATH \
 # Writable scratch (e.g. faust's data dir is relative to the working directory).
 WORKDIR /var/lib/fallen
 USER 10001:10001
-EXPOSE 50051 9100
+EXPOSE 50051 9100 8080
 HEALTHCHECK --interval=15s --timeout=5s --start-period=20s --retries=3 \
   CMD ["python", "-m", "services.platform.healthcheck"]
 ENTRYPOINT ["fallenctl", "serve"]

@@ -24,7 +24,8 @@ async def _backend(runner: str, tmp: str) -> AsyncIterator[tuple[Any, Any, str]]
     from services.app import serve
     from services.projections.open_views import open_view_store
     from services.projections.projector import Projector
-    from services.projections.runners import InProcessRunner, RedisGroupRunner
+    from services.projections.redis_runner import RedisGroupRunner
+    from services.projections.runners import InProcessRunner
 
     os.environ["FALLEN_PROJECTIONS"] = "external"  # the bench runs its own runner below
     os.environ["FALLEN_VIEWS"] = f"sqlite:///{os.path.join(tmp, 'api-views.db')}"
@@ -158,7 +159,7 @@ async def _logs(game: str, games: int) -> list[tuple[str, str]]:
     out = []
     for i in range(games):
         gid = f"bench{i}"
-        loaded, _ = await runner.create(game, gid, {s: f"p-{s}" for s in rules.seats}, {})
+        loaded, _ = await runner.create(game, gid, {s: f"p-{s}" for s in rules.seats}, {}, gid)
         while not loaded.ended:
             pending = rules.pending(loaded.state)
             assert pending is not None

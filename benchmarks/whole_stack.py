@@ -359,6 +359,7 @@ class _Counting:
 async def _driver_figures(tmp: str, games: int) -> list[dict[str, Any]]:
     """Return the bot driver's commands/s and RPCs per command (player tokens, pushed
     views) vs the bench client's commands/s for as many commands, in the same backend."""
+    from fallen.dice.v1 import dice_pb2_grpc
     from fallen.projections.v1 import projections_pb2_grpc
 
     from services.bots.driver import play_game
@@ -372,7 +373,8 @@ async def _driver_figures(tmp: str, games: int) -> list[dict[str, Any]]:
         policies = {seat: random_legal for seat in client.seats}
         start = time.perf_counter()
         for i in range(games):
-            await play_game(stub, views, GAME, client.seats, policies, f"d{i}")
+            dice = dice_pb2_grpc.DiceServiceStub(client.channel)
+            await play_game(stub, views, GAME, client.seats, policies, f"d{i}", dice=dice)
         driver_rate = counts["SubmitCommand"] / (time.perf_counter() - start)
         games_load = Games(client)
         await games_load.step(0)

@@ -191,7 +191,7 @@ async def serve(
     if service in (ALL, "projections"):
         from services.projections.wiring import projections
 
-        proj_mount, proj_job = projections(store, extra_games)
+        proj_mount, proj_job, proj_health = projections(store, extra_games)
         mounts.append(proj_mount)
         background = [*(background or []), proj_job]
     mm_pools, mm = None, None
@@ -204,6 +204,8 @@ async def serve(
         mounts.append(mm_mount)
         background = [*(background or []), mm_job]
     running = await start_server(mounts, address)
+    if service in (ALL, "projections"):
+        background = [*(background or []), proj_health(running.health)]
     if mm_pools is not None and "*" not in mm_pools.endpoints and service == ALL:
         mm_pools.endpoints["*"] = f"127.0.0.1:{running.port}"
     tasks = [asyncio.create_task(job()) for job in background or []]

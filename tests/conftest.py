@@ -11,6 +11,11 @@ __all__ = ["event_store", "free_port", "kafka_bootstrap", "redis_url"]
 # (deploy/local/stack-test.sh) prepares both and runs them with FALLEN_STACK=1.
 collect_ignore = [] if os.environ.get("FALLEN_STACK") == "1" else ["stack"]
 
+# Games the tests create start at once: a seat that gave no client seed at creation plays
+# with the empty seed, as after the seed deadline (docs/fairness.md, "Client seeds"). The
+# tests of the seed gate give their engines and servers a real wait.
+os.environ.setdefault("FALLEN_SEED_WAIT_S", "0")
+
 SERVER_FIXTURES = {"redis_url", "kafka_bootstrap"}
 
 

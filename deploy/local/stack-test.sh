@@ -4,15 +4,18 @@
 #     image and the stand-in redis/kafka images (base-image.sh, standins.sh): all reused
 #     when they exist;
 #  2. the project image, built once (`make image`; its build stage is tagged
-#     fallen-backend:TAG-build so that the layer cache survives the cleanup at the end);
+#     fallen-backend:TAG-build so that the layer cache survives the cleanup at the end),
+#     and the front door's image fallen-door:TAG (deploy/door);
 #  3. the contract suites' Redis and broker tests with their servers in containers
 #     (testcontainers, stand-in images; FALLEN_TEST_SERVER_TESTS_ONLY=1 leaves out the
 #     SQLite/memory ones); CI's `make test` runs them all on the local binaries;
 #  4. tests/stack: the whole docker-compose.yml up, every healthcheck waited for, bot games
-#     through the published ports, views and audit log checked, then the cluster test
+#     through each service's port, views and audit log checked; a game of every kind
+#     through the front door only (test_door.py: fallenctl play/view/audit export/replay,
+#     a live watch, the web page, TLS), then the cluster test
 #     (every service scaled to two, one container of each kind killed), then `down -v`.
 # Leaves behind only the images it reuses next time (base, stand-ins, fallen-backend:TAG
-# and its build stage); removes the images its rebuilds made stale, every container,
+# and its build stage, fallen-door:TAG); removes the images its rebuilds made stale, every container,
 # volume and network of its compose projects, and stops the dockerd it started (unless
 # someone else's containers run on it). Fails loudly (non-zero) on any unhealthy container
 # and on any phase that overruns its bound (FALLEN_STACK_TIMEOUT, default 1200 s, for the
@@ -81,7 +84,10 @@ if docker buildx version >/dev/null 2>&1; then bk=1; else bk=${DOCKER_BUILDKIT:-
 DOCKER_BUILDKIT=$bk timeout 900 docker build -q --target build -t "fallen-backend:$tag-build" . \
   >/dev/null || fail "docker build --target build"
 timeout 600 make --no-print-directory image >/dev/null || fail "make image"
-phase "image fallen-backend:$tag"
+# The front door (deploy/door: Debian's nginx on debian:bookworm-slim, standins.sh here).
+DOCKER_BUILDKIT=$bk timeout 600 docker build -q -t "fallen-door:$tag" deploy/door >/dev/null \
+  || fail "docker build deploy/door"
+phase "images fallen-backend:$tag and fallen-door:$tag"
 
 # Only the tests that use Redis or the broker: the rest (SQLite, memory) ran in `make test`.
 FALLEN_TEST_SERVERS=containers FALLEN_TEST_SERVER_TESTS_ONLY=1 \
@@ -89,9 +95,11 @@ FALLEN_TEST_SERVERS=containers FALLEN_TEST_SERVER_TESTS_ONLY=1 \
   || fail "contract suites on testcontainers"
 phase "contract suites on testcontainers"
 
-# In this order: the stack as started, the image against deploy/, then the cluster test
-# (it scales the services and kills containers).
+# In this order: the stack as started, every kind of game through the one front door only,
+# the image against deploy/, then the cluster test (it scales the services and kills
+# containers).
 FALLEN_STACK=1 timeout "${FALLEN_STACK_TIMEOUT:-1200}" "$py" -m pytest -q -s -p no:cacheprovider \
-  --durations=5 tests/stack/test_stack.py tests/stack/test_image_vs_manifests.py \
-  tests/stack/test_cluster.py || fail "stack tests (exit $?; 124 = over FALLEN_STACK_TIMEOUT)"
+  --durations=5 tests/stack/test_stack.py tests/stack/test_door.py \
+  tests/stack/test_image_vs_manifests.py tests/stack/test_cluster.py \
+  || fail "stack tests (exit $?; 124 = over FALLEN_STACK_TIMEOUT)"
 phase "stack and cluster tests"

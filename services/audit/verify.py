@@ -35,6 +35,8 @@ from services.platform.canonical import (
 from services.platform.decision import decision_key
 from services.platform.envelope import Envelope, normalize_visibility, stream_game
 from services.platform.games import (
+    ABANDONED_KEY,
+    ABANDONED_OUTCOME,
     GAME_CREATED,
     GAME_ENDED,
     SEAT_FORFEITED,
@@ -389,6 +391,8 @@ def replay_state(
                 outcome = rules.outcome(rp.state) or {}
                 if rp.forfeit:
                     outcome = forfeit_outcome(list(created.get("seats", {})), rp.forfeit)
+                if ABANDONED_KEY in env.data:  # ended by the server after a quiet spell
+                    outcome = dict(ABANDONED_OUTCOME)
                 if strict and env.data.get("outcome") != json.loads(canonical_json(outcome)):
                     problems.append((i, Mismatch(stream, env.version, "outcome differs")))
                 k += 1

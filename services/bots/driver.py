@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import grpc
+from fallen.dice.v1 import dice_pb2, dice_pb2_grpc
 from fallen.projections.v1 import projections_pb2, projections_pb2_grpc
 from fallen.rules.v1 import rules_pb2, rules_pb2_grpc
 
@@ -119,6 +120,7 @@ async def play_game(
     options: Mapping[str, Any] | None = None,
     game_id: str = "",
     pace_s: float = 0.0,
+    dice: dice_pb2_grpc.DiceServiceStub | None = None,
 ) -> Result:
     """Create a game and play it to the end; return its result.
 
@@ -126,6 +128,8 @@ async def play_game(
     the next turn and, when the same player holds that seat, its legal commands; else
     ListLegalCommands as that seat's player. Each seat's view is pushed by one WatchView
     stream per seat for the whole game (the bot waits for the version it acts at).
+    The creator's client seed is `seed`; with dice, every other player gives theirs
+    (`seed-<seat>`), so chance need not wait for the seed deadline.
     """
     meta = {seat: _md(player) for seat, player in seats.items()}
     first = next(iter(meta.values()))
@@ -140,6 +144,12 @@ async def play_game(
         metadata=first,
     )
     gid = created.game_id
+    if dice is not None:
+        for seat in created.awaiting_seeds:
+            req = dice_pb2.SetClientSeedRequest(
+                game_id=gid, seat=seat, client_seed=f"{seed}-{seat}"
+            )
+            await dice.SetClientSeed(req, metadata=meta[seat])
     watched = {seat: SeatView(views, gid, seat, md) for seat, md in meta.items()}
     try:
         summary = await stub.GetGame(rules_pb2.GetGameRequest(game_id=gid), metadata=first)

@@ -12,19 +12,26 @@ from typing import Annotated
 
 import grpc
 import typer
+from fallen.dice.v1 import dice_pb2_grpc
 from fallen.projections.v1 import projections_pb2, projections_pb2_grpc
 from fallen.rules.v1 import rules_pb2, rules_pb2_grpc
 
 from services.bots.driver import play_game
 from services.bots.policies import policy_for
+from services.platform.grpcx.pool_routing import PoolRouting
 from services.platform.grpcx.structs import struct_to_py
+from services.rules.pools import pool_for
 
 
 @contextlib.asynccontextmanager
-async def rules_channel(target: str | None, store: str | None) -> AsyncIterator[grpc.aio.Channel]:
-    """Yield a channel to target, or to an embedded server started for the occasion."""
+async def rules_channel(
+    target: str | None, store: str | None, routing: PoolRouting | None = None
+) -> AsyncIterator[grpc.aio.Channel]:
+    """Yield a channel to target (sending each game's pool, for the stack's one address),
+    or to an embedded server started for the occasion."""
     if target:
-        async with grpc.aio.insecure_channel(target) as channel:
+        interceptors = [routing] if routing else None
+        async with grpc.aio.insecure_channel(target, interceptors=interceptors) as channel:
             yield channel
         return
     from services.app import serve
@@ -162,9 +169,14 @@ async def _play(
     pace_s: float = 0.0,
     seat_count: int | None = None,
 ) -> None:
-    async with rules_channel(target, store) as channel:
+    # Behind the stack's one address the game's pool is sent with every rules call: the
+    # pool of the game kind and seat count first (ListGames, CreateGame), then the one
+    # CreateGame names (docs/clients.md, "One address").
+    routing = PoolRouting(pool_for(game, seat_count or 1))
+    async with rules_channel(target, store, routing) as channel:
         stub = rules_pb2_grpc.RulesServiceStub(channel)
         views = projections_pb2_grpc.ProjectionServiceStub(channel)
+        dice = dice_pb2_grpc.DiceServiceStub(channel)
         from services.bots.driver import _md
 
         kinds = await stub.ListGames(rules_pb2.ListGamesRequest(), metadata=_md("cli"))
@@ -176,11 +188,14 @@ async def _play(
             if not 1 <= seat_count <= len(seats):
                 raise typer.BadParameter(f"--seats must be 1-{len(seats)} for {game}")
             seats = seats[:seat_count]
+        routing.default = pool_for(game, len(seats))
         names = _parse_policies(seats, policy)
         policies = {seat: policy_for(game, name) for seat, name in names.items()}
         for i in range(games):
             players = {seat: f"bot-{seat}-{seed}-{i}" for seat in seats}
-            result = await play_game(stub, views, game, players, policies, f"{seed}-{i}", options)
+            result = await play_game(
+                stub, views, game, players, policies, f"{seed}-{i}", options, dice=dice
+            )
             typer.echo(result.to_json())
 
 

@@ -28,9 +28,22 @@ class GrpcDice:
         self.creds = creds
         self.retry = retry or Retry()
 
-    async def commit_seed(self, game_id: str, client_seed: str = "") -> str:
+    async def commit_seed(
+        self,
+        game_id: str,
+        client_seed: str = "",
+        seats: tuple[str, ...] = (),
+        bots: tuple[str, ...] = (),
+        seeds: dict[str, str] | None = None,
+    ) -> str:
         """Commit a game's seed; return the commitment."""
-        msg = dice_pb2.CommitSeedRequest(game_id=game_id, client_seed=client_seed)
+        msg = dice_pb2.CommitSeedRequest(
+            game_id=game_id,
+            client_seed=client_seed,
+            seats=list(seats),
+            bot_seats=list(bots),
+            seat_seeds=seeds or {},
+        )
 
         async def once(timeout: float) -> dice_pb2.CommitSeedResponse:
             return await self.stubs.get().CommitSeed(

@@ -16,19 +16,37 @@ from services.dice.ledger import (
     SEED_REVEALED,
     SHUFFLE_DRAWN,
     Ledger,
-    combine_client_seeds,
     fold,
 )
 from services.dice.port import Permutation, Roll, RolledDie
+from services.dice.seeds import (
+    BOT,
+    PLAYER,
+    bot_seed,
+    check_seats,
+    check_seed,
+    deadline,
+    deadline_passed,
+    now_utc,
+    opening,
+    seed_event,
+    seed_wait_s,
+)
 from services.platform.decision import check_key
 from services.platform.envelope import NOBODY, PUBLIC, Envelope, NewEvent, Visibility
-from services.platform.errors import InvalidArgument, NotFound, RuleViolation, VersionConflict
+from services.platform.errors import (
+    AlreadyExists,
+    InvalidArgument,
+    NotFound,
+    RuleViolation,
+    VersionConflict,
+    quote,
+)
 from services.platform.games import check_game_id, game_ended
 from services.platform.store.base import EventStore
 
 MAX_DICE = 100
 MAX_SHUFFLE = 10_000
-MAX_SEED_CHARS = 256
 RETRIES = 20
 T = TypeVar("T")
 
@@ -142,8 +160,9 @@ def verify_ledger(game_id: str, ledger: Ledger) -> Verification:
 class DiceEngine:
     """Provably fair dice for every game, kept in per-game dice streams."""
 
-    def __init__(self, store: EventStore) -> None:
+    def __init__(self, store: EventStore, seed_wait: float | None = None) -> None:
         self.store = store
+        self.seed_wait_s = seed_wait_s(seed_wait)  # how long a new game waits for seeds
         self._heads: dict[str, Ledger] = {}
         self._seeds: dict[str, bytes] = {}
 
@@ -176,49 +195,75 @@ class DiceEngine:
                 continue
         raise RuleViolation("too much contention on the dice stream; retry the request")
 
-    async def commit_seed(self, game_id: str, client_seed: str = "") -> str:
+    async def commit_seed(
+        self,
+        game_id: str,
+        client_seed: str = "",
+        seats: tuple[str, ...] = (),
+        bots: tuple[str, ...] = (),
+        seeds: dict[str, str] | None = None,
+    ) -> str:
         """Create and commit the game's server seed (idempotent); return the commitment."""
-        return (await self.commit_ledger(game_id, client_seed)).commitment
+        return (await self.commit_ledger(game_id, client_seed, seats, bots, seeds)).commitment
 
     async def reveal(self, game_id: str) -> str:
         """Reveal an ended game's server seed (idempotent); return it in hex."""
         return (await self.reveal_ledger(game_id)).revealed_seed
 
-    async def commit_ledger(self, game_id: str, client_seed: str = "") -> Ledger:
-        """Create and commit the game's server seed (idempotent); return the ledger."""
+    async def commit_ledger(
+        self,
+        game_id: str,
+        client_seed: str = "",
+        seats: tuple[str, ...] = (),
+        bots: tuple[str, ...] = (),
+        seeds: dict[str, str] | None = None,
+    ) -> Ledger:
+        """Create and commit the game's server seed (idempotent); return the ledger.
+
+        With seats, the game waits for every seat's client seed (services/dice/seeds.py):
+        bot seats' seeds are derived and recorded now, with the seeds given (seat -> seed).
+        """
         check_game_id(game_id)
-        _check_seed(client_seed)
+        check_seed(client_seed)
+        given = {s: v for s, v in (seeds or {}).items() if v}
+        all_seats, bot_seats = check_seats(seats, bots, given)
         await self.store.put_secret(secret_key(game_id), secrets.token_bytes(fair.SEED_BYTES).hex())
         seed = await self._seed(game_id)
         ledger = await self.head(game_id)
         if ledger.commitment:
             return ledger
-        event = NewEvent(
-            SEED_COMMITTED,
-            {"commitment": fair.commitment(seed), "client_seed": client_seed},
-            PUBLIC,
-        )
+        commitment = fair.commitment(seed)
+        data: dict[str, Any] = {"commitment": commitment, "client_seed": client_seed}
+        events = []
+        if all_seats:
+            data |= {"seats": all_seats, "seed_deadline": deadline(now_utc(), self.seed_wait_s)}
+            events += [seed_event(s, bot_seed(commitment, s), BOT) for s in bot_seats]
+            events += [seed_event(s, given[s], PLAYER) for s in sorted(given)]
         try:
-            await self.store.append(dice_stream(game_id), 0, [event])
+            await self.store.append(
+                dice_stream(game_id), 0, [NewEvent(SEED_COMMITTED, data, PUBLIC), *events]
+            )
         except VersionConflict:
             pass
         return await self.head(game_id)
 
-    async def set_client_seed(self, game_id: str, seat: str, seat_seed: str) -> str:
-        """Record a seat's client seed before the first draw; return the combined seed."""
-        _check_seed(seat_seed)
+    async def set_client_seed(self, game_id: str, seat: str, seat_seed: str) -> Ledger:
+        """Record a seat's client seed before the first draw; return the ledger after it."""
+        check_seed(seat_seed)
         if not seat:
             raise InvalidArgument("seat", "is required")
 
-        async def attempt() -> str:
+        async def attempt() -> Ledger:
             ledger = await self._committed(game_id)
-            if ledger.next_nonce > 0:
+            if ledger.seats:
+                _check_settable(ledger, seat)
+            elif ledger.next_nonce > 0:
                 raise RuleViolation("client seeds can only be set before the first roll or shuffle")
-            by_seat = {k: v for k, v in ledger.client_seeds if k}
-            by_seat[seat] = seat_seed
-            event = NewEvent(CLIENT_SEED_SET, {"seat": seat, "seat_seed": seat_seed}, PUBLIC)
+            event = NewEvent(
+                CLIENT_SEED_SET, {"seat": seat, "seat_seed": seat_seed, "source": PLAYER}, PUBLIC
+            )
             await self.store.append(dice_stream(game_id), ledger.version, [event])
-            return combine_client_seeds(by_seat)
+            return await self.head(game_id)
 
         return await self._retry(attempt)
 
@@ -249,11 +294,12 @@ class DiceEngine:
                     raise RuleViolation(f"chance key {key!r} was drawn for other dice")
                 return Roll(env.data["nonce"], _rolled_dice(env.data), env.version)
             _check_open(game_id, ledger)
+            missing, client_seed = opening(ledger, now_utc())
             seed = await self._seed(game_id)
             nonce = ledger.next_nonce
-            data = roll_event(game_id, seed, ledger.client_seed, nonce, purpose, dice, key)
+            data = roll_event(game_id, seed, client_seed, nonce, purpose, dice, key)
             res = await self.store.append(
-                dice_stream(game_id), ledger.version, [NewEvent(ROLLED, data, vis)]
+                dice_stream(game_id), ledger.version, [*missing, NewEvent(ROLLED, data, vis)]
             )
             return Roll(ledger.next_nonce, _rolled_dice(data), res.version)
 
@@ -276,12 +322,13 @@ class DiceEngine:
                     raise RuleViolation(f"chance key {key!r} was drawn for another count")
                 return Permutation(env.data["nonce"], tuple(env.data["order"]))
             _check_open(game_id, ledger)
+            missing, client_seed = opening(ledger, now_utc())
             seed = await self._seed(game_id)
-            data = shuffle_event(
-                game_id, seed, ledger.client_seed, ledger.next_nonce, purpose, count, key
-            )
+            data = shuffle_event(game_id, seed, client_seed, ledger.next_nonce, purpose, count, key)
             await self.store.append(
-                dice_stream(game_id), ledger.version, [NewEvent(SHUFFLE_DRAWN, data, NOBODY)]
+                dice_stream(game_id),
+                ledger.version,
+                [*missing, NewEvent(SHUFFLE_DRAWN, data, NOBODY)],
             )
             return Permutation(ledger.next_nonce, tuple(data["order"]))
 
@@ -359,8 +406,13 @@ def _rolled_dice(data: dict[str, Any]) -> tuple[RolledDie, ...]:
     return tuple(out)
 
 
-def _check_seed(seed: str) -> None:
-    if len(seed) > MAX_SEED_CHARS:
-        raise InvalidArgument("client_seed", f"at most {MAX_SEED_CHARS} characters")
-    if ":" in seed or ";" in seed or "=" in seed:
-        raise InvalidArgument("client_seed", "may not contain ':', ';' or '='")
+def _check_settable(ledger: Ledger, seat: str) -> None:
+    """Raise unless a seat of a game committed with its seats may give its seed now."""
+    if seat not in ledger.seats:
+        raise InvalidArgument("seat", f"{quote(seat)} is not a seat of the game")
+    if deadline_passed(ledger, now_utc()):
+        raise RuleViolation(
+            f"the deadline for client seeds passed at {ledger.seed_deadline}; the seeds are fixed"
+        )
+    if seat in dict(ledger.client_seeds):
+        raise AlreadyExists(f"seat {quote(seat)} has given its client seed already")

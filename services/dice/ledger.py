@@ -26,11 +26,19 @@ class Ledger:
     revealed_seed: str = ""
     draws: tuple[Envelope, ...] = field(default=())
     keys: Mapping[str, int] = field(default_factory=dict)
+    seats: tuple[str, ...] = ()  # every seat of the game (empty: committed without seats)
+    seed_deadline: str = ""  # ISO-8601 UTC: after it a seat's missing seed is recorded empty
 
     @property
     def client_seed(self) -> str:
         """Return the combined client seed: 'seat=seed' pairs sorted by seat, ';'-joined."""
         return combine_client_seeds(dict(self.client_seeds))
+
+    @property
+    def awaiting(self) -> tuple[str, ...]:
+        """Return the seats whose client seed is not recorded yet (sorted)."""
+        given = {seat for seat, _ in self.client_seeds}
+        return tuple(s for s in sorted(self.seats) if s not in given)
 
 
 def combine_client_seeds(by_seat: dict[str, str]) -> str:
@@ -46,7 +54,13 @@ def evolve(ledger: Ledger, env: Envelope, keep_draws: bool = True) -> Ledger:
     ledger = replace(ledger, version=env.version)
     if env.type == SEED_COMMITTED:
         seeds = (("", d["client_seed"]),) if d.get("client_seed") else ()
-        return replace(ledger, commitment=d["commitment"], client_seeds=seeds)
+        return replace(
+            ledger,
+            commitment=d["commitment"],
+            client_seeds=seeds,
+            seats=tuple(sorted(d.get("seats", ()))),
+            seed_deadline=str(d.get("seed_deadline", "")),
+        )
     if env.type == CLIENT_SEED_SET:
         by_seat = {k: v for k, v in ledger.client_seeds if k}
         by_seat[d["seat"]] = d["seat_seed"]

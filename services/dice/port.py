@@ -36,8 +36,16 @@ class Permutation:
 class DicePort(Protocol):
     """Chance for other services: rolls and shuffles with the game's next nonce."""
 
-    async def commit_seed(self, game_id: str, client_seed: str = "") -> str:
-        """Commit a game's server seed (idempotent); return the commitment."""
+    async def commit_seed(
+        self,
+        game_id: str,
+        client_seed: str = "",
+        seats: tuple[str, ...] = (),
+        bots: tuple[str, ...] = (),
+        seeds: dict[str, str] | None = None,
+    ) -> str:
+        """Commit a game's server seed (idempotent); return the commitment. With seats,
+        chance waits for every seat's client seed (bots' derived, seeds given now)."""
         ...
 
     async def reveal(self, game_id: str) -> str:

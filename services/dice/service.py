@@ -48,9 +48,18 @@ class DiceServicer(dice_pb2_grpc.DiceServiceServicer):
     ) -> dice_pb2.CommitSeedResponse:
         """Commit the game's seed (internal)."""
         principal.require_service()
-        ledger = await self.engine.commit_ledger(request.game_id, request.client_seed)
+        ledger = await self.engine.commit_ledger(
+            request.game_id,
+            request.client_seed,
+            tuple(request.seats),
+            tuple(request.bot_seats),
+            dict(request.seat_seeds),
+        )
         return dice_pb2.CommitSeedResponse(
-            commitment=ledger.commitment, client_seed=ledger.client_seed
+            commitment=ledger.commitment,
+            client_seed=ledger.client_seed,
+            seed_deadline=ledger.seed_deadline,
+            awaiting=list(ledger.awaiting),
         )
 
     @rpc
@@ -63,10 +72,14 @@ class DiceServicer(dice_pb2_grpc.DiceServiceServicer):
         """Set the caller's seat's client seed."""
         check_game_id(request.game_id)
         await authorize_seat(self.engine.store, principal, request.game_id, request.seat)
-        combined = await self.engine.set_client_seed(
+        ledger = await self.engine.set_client_seed(
             request.game_id, request.seat, request.client_seed
         )
-        return dice_pb2.SetClientSeedResponse(client_seed=combined)
+        return dice_pb2.SetClientSeedResponse(
+            client_seed=ledger.client_seed,
+            awaiting=list(ledger.awaiting),
+            seed_deadline=ledger.seed_deadline,
+        )
 
     @rpc
     async def Roll(

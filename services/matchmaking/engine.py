@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from services.dice.seeds import check_seed
 from services.matchmaking.matcher import assign_seats, find_groups
 from services.matchmaking.model import (
     BOT_PREFIX,
@@ -21,10 +22,11 @@ from services.matchmaking.model import (
 from services.matchmaking.modes import Mode, find_mode
 from services.matchmaking.ratings import default_row
 from services.matchmaking.state import Completion, MatchState
+from services.platform.auth import reserved_id
 from services.platform.errors import DomainError, InvalidArgument, PermissionDenied, RuleViolation
 
 log = logging.getLogger("fallen.matchmaking")
-PLAYER_RE = re.compile(r"^[A-Za-z0-9_.@-]{1,64}$")
+PLAYER_RE = re.compile(r"^[A-Za-z0-9_.@:-]{1,160}$")  # ids of provider tokens: "<ns>:<sub>"
 CLAIM_LEASE_S = 30.0
 CLAIM_BATCH = 16  # groups claimed per state call; their games are created concurrently
 
@@ -43,8 +45,10 @@ class GameCreator(Protocol):
         game_id: str,
         seats: Mapping[str, str],
         options: Mapping[str, Any],
+        seeds: Mapping[str, str] | None = None,
     ) -> str:
-        """Create the game; return the dice commitment."""
+        """Create the game with the client seeds given (seat -> seed); return the dice
+        commitment."""
         ...
 
     async def bot_refusal(self, endpoint: str, game: str) -> str:
@@ -63,13 +67,14 @@ class Request:
     challenge_level: int = 0
     bot_takeover: bool = False
     party: tuple[str, ...] = ()
+    client_seed: str = ""
 
 
 def party_of(caller: str, mode: Mode, party: Sequence[str]) -> tuple[str, ...]:
     """Return the ticket's players (caller first), or raise InvalidArgument on a bad party."""
     players = [caller]
     for p in party:
-        if not PLAYER_RE.match(p) or p.startswith(BOT_PREFIX):
+        if not PLAYER_RE.match(p) or p.startswith(BOT_PREFIX) or reserved_id(p):
             raise InvalidArgument("party", f"{p[:32]!r} is not a player id")
         if p in players:
             raise InvalidArgument("party", f"{p[:32]!r} is listed twice (or is the caller)")
@@ -127,6 +132,7 @@ class Matchmaker:
         """Validate and queue a ticket; raise LiveTicket when a player has one already."""
         mode = find_mode(self.modes, req.game, req.mode)
         endpoint = self.creator.endpoint(mode.pool)  # FAILED_PRECONDITION: no pool serves it
+        check_seed(req.client_seed)
         if mode.bots or req.bot_takeover:
             why = await self.creator.bot_refusal(endpoint, mode.game)
             if why:
@@ -150,6 +156,7 @@ class Matchmaker:
             seat_counts=tuple(sorted(set(req.seat_counts))),
             challenge_level=req.challenge_level,
             bot_takeover=req.bot_takeover,
+            client_seed=req.client_seed,
         )
         await self.state.enqueue(ticket)
         return ticket
@@ -206,19 +213,20 @@ class Matchmaker:
         options = dict(mode.options)
         if mode.challenge:
             options[mode.challenge_option] = group[0].challenge_level
+        seat_of = {p: s for s, p in seats.items()}
+        seeds = {seat_of[t.players[0]]: t.client_seed for t in group if t.client_seed}
         bots = [s for s, p in seats.items() if p.startswith(BOT_PREFIX)]
         if bots:  # the rules know the bot seats (in Worlds the human then starts)
             options["bots"] = bots
         try:
             endpoint = self.creator.endpoint(mode.pool)
             commitment = await self.creator.create_game(
-                endpoint, mode.game, game_id, seats, options
+                endpoint, mode.game, game_id, seats, options, seeds
             )
         except (DomainError, OSError) as exc:
             log.warning("create failed", extra={"pool": mode.pool, "reason": str(exc)[:200]})
             await self.state.release(claim_id)
             return None
-        seat_of = {p: s for s, p in seats.items()}
         matches = {
             t.ticket_id: {
                 p: SeatMatch(game_id, seat_of[p], endpoint, commitment, mode.pool)

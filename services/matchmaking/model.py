@@ -42,6 +42,7 @@ class Ticket:
     seat_counts: tuple[int, ...] = ()
     challenge_level: int = 0
     bot_takeover: bool = False
+    client_seed: str = ""  # the caller's (players[0]) client seed for the game's dice
     state: str = QUEUED
     matches: Mapping[str, SeatMatch] = field(default_factory=dict)
 

@@ -96,10 +96,15 @@ class Pools:
         game_id: str,
         seats: Mapping[str, str],
         options: Mapping[str, Any],
+        seeds: Mapping[str, str] | None = None,
     ) -> str:
-        """Create a game on a pool; return its dice commitment."""
+        """Create a game on a pool with the players' client seeds; return its dice commitment."""
         req = rules_pb2.CreateGameRequest(
-            game=game, game_id=game_id, seats=dict(seats), options=to_struct(options)
+            game=game,
+            game_id=game_id,
+            seats=dict(seats),
+            options=to_struct(options),
+            client_seeds=dict(seeds or {}),
         )
         try:
             res = await self.stub(endpoint).CreateGame(req, metadata=self.creds.metadata())

@@ -15,9 +15,11 @@ from services.matchmaking.model import Ticket as DomainTicket
 from services.matchmaking.modes import find_mode
 from services.matchmaking.ratings import default_row
 from services.platform.auth import Principal, principal_from_metadata
-from services.platform.errors import DomainError, InvalidArgument, PermissionDenied
-from services.platform.grpcx.rpc import rpc, status_for
+from services.platform.errors import DomainError, InvalidArgument
+from services.platform.grpcx.rpc import public_rpc, rpc, status_for
 from services.platform.grpcx.server import Mount
+from services.platform.grpcx.times import from_seconds
+from services.platform.quotas import Quotas
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["MatchmakingService"].full_name
 WATCH_POLL_S = 0.1
@@ -41,6 +43,8 @@ def ticket_pb(t: DomainTicket, viewer: str) -> pb.Ticket:
         state=STATE[t.state],
         queued_at=t.queued_at,
         expires_at=t.expires_at,
+        queued_time=from_seconds(t.queued_at),
+        expires_time=from_seconds(t.expires_at),
     )
     m = t.matches.get(viewer) or (t.matches.get(t.players[0]) if viewer not in t.players else None)
     if m is not None:
@@ -64,16 +68,17 @@ def rating_pb(r: RatingRow) -> pb.Rating:
 class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
     """Parse, call the Matchmaker, answer; errors mapped by @rpc."""
 
-    def __init__(self, mm: Matchmaker) -> None:
+    def __init__(self, mm: Matchmaker, quotas: Quotas | None = None) -> None:
         self.mm = mm
+        self.quotas = quotas or Quotas()
 
     @rpc
     async def Enqueue(
         self, request: pb.EnqueueRequest, context: grpc.aio.ServicerContext, principal: Principal
     ) -> pb.EnqueueResponse:
         """Queue the caller and their party."""
-        if principal.is_service:
-            raise PermissionDenied("Enqueue needs a player token")
+        principal.require_player("Enqueue")
+        self.quotas.charge("queue", principal)
         prefs = request.preferences
         req = Request(
             game=request.game,
@@ -83,6 +88,7 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
             challenge_level=int(prefs.challenge_level),
             bot_takeover=prefs.bot_takeover,
             party=tuple(request.party),
+            client_seed=request.client_seed,
         )
         ticket = await self.mm.enqueue(principal.subject, req)
         return pb.EnqueueResponse(ticket=ticket_pb(ticket, principal.subject))
@@ -124,22 +130,26 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
         principal: Principal,
     ) -> pb.CancelTicketResponse:
         """Cancel a queued ticket of the caller's party."""
+        principal.require_player("CancelTicket")
+        self.quotas.charge("queue", principal)
         t = await self.mm.cancel(principal.subject, request.ticket_id)
         return pb.CancelTicketResponse(ticket=ticket_pb(t, principal.subject))
 
-    @rpc
+    @public_rpc
     async def GetRating(
         self, request: pb.GetRatingRequest, context: grpc.aio.ServicerContext, principal: Principal
     ) -> pb.GetRatingResponse:
         """Return a player's rating (public, like a leaderboard row)."""
         mode = find_mode(self.mm.modes, request.game, request.mode)
+        if not request.player and principal.is_spectator:
+            raise InvalidArgument("player", "is required without a player token")
         player = request.player or principal.subject
         if not PLAYER_RE.match(player):
             raise InvalidArgument("player", "is not a player id")
         row = await self.mm.state.rating(mode.key(), player) or default_row(player)
         return pb.GetRatingResponse(rating=rating_pb(row))
 
-    @rpc
+    @public_rpc
     async def Leaderboard(
         self,
         request: pb.LeaderboardRequest,
@@ -153,7 +163,7 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
         rows = await self.mm.state.leaderboard(mode.key(), request.limit or 20)
         return pb.LeaderboardResponse(ratings=[rating_pb(r) for r in rows])
 
-    @rpc
+    @public_rpc
     async def ListModes(
         self, request: pb.ListModesRequest, context: grpc.aio.ServicerContext, principal: Principal
     ) -> pb.ListModesResponse:

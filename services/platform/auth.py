@@ -22,12 +22,31 @@ MAX_VERIFIED = 10_000
 _VERIFIED: dict[str, tuple[Principal, float, str]] = {}
 
 
+# Player ids nobody signs in as: the matchmaker's bots, services, spectators. Provider
+# tokens name players in their own namespace ("<namespace>:<sub>", services.platform.idp),
+# and one of our HS256 player tokens naming a reserved id is refused.
+RESERVED_PREFIXES = ("bot:", "service:", "spectator:")
+RESERVED_IDS = frozenset({"web-spectator", "bots"})
+SPECTATOR_KIND = "spectator"
+
+
+def reserved_id(player_id: str) -> bool:
+    """Return whether a player id is one no player token may name (bots, services, ...)."""
+    return player_id in RESERVED_IDS or player_id.startswith(RESERVED_PREFIXES)
+
+
 @dataclass(frozen=True)
 class Principal:
-    """Who is calling: a player id or a service name."""
+    """Who is calling: a player id, a service name, or an anonymous spectator."""
 
     subject: str
     is_service: bool
+    is_spectator: bool = False
+
+    def require_player(self, rpc: str) -> None:
+        """Raise PermissionDenied unless the caller is a player (not a service or spectator)."""
+        if self.is_service or self.is_spectator:
+            raise PermissionDenied(f"{rpc} needs a player token")
 
     def require_service(self) -> None:
         """Raise PermissionDenied unless the caller is an internal service."""
@@ -50,17 +69,18 @@ def jwt_secret() -> str:
 
 
 def issue_token(
-    subject: str, *, service: bool = False, ttl_s: int = 24 * 3600, secret: str | None = None
+    subject: str,
+    *,
+    service: bool = False,
+    ttl_s: int = 24 * 3600,
+    secret: str | None = None,
+    spectator: bool = False,
 ) -> str:
-    """Return a signed token for a player id (or a service name when service=True)."""
+    """Return a signed token for a player id (or a service name when service=True, or an
+    anonymous spectator when spectator=True: it reads what any outsider may, nothing more)."""
     now = int(time.time())
-    claims = {
-        "sub": subject,
-        "iss": ISSUER,
-        "iat": now,
-        "exp": now + ttl_s,
-        "kind": "service" if service else "player",
-    }
+    kind = "service" if service else SPECTATOR_KIND if spectator else "player"
+    claims = {"sub": subject, "iss": ISSUER, "iat": now, "exp": now + ttl_s, "kind": kind}
     return jwt.encode(claims, secret or jwt_secret(), algorithm=ALGORITHM)
 
 
@@ -110,7 +130,12 @@ def _verify_hs256(token: str, secret: str) -> tuple[Principal, float]:
     sub = claims.get("sub")
     if not isinstance(sub, str) or not sub:
         raise Unauthenticated("invalid token: empty subject")
-    return Principal(subject=sub, is_service=claims.get("kind") == "service"), float(claims["exp"])
+    kind = claims.get("kind")
+    if kind == SPECTATOR_KIND:
+        return Principal(f"spectator:{sub}", False, is_spectator=True), float(claims["exp"])
+    if kind != "service" and reserved_id(sub):
+        raise Unauthenticated(f"invalid token: subject {quote(sub)} is reserved (bots, services)")
+    return Principal(subject=sub, is_service=kind == "service"), float(claims["exp"])
 
 
 def principal_from_metadata(metadata: tuple[tuple[str, str | bytes], ...] | None) -> Principal:

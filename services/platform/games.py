@@ -27,6 +27,12 @@ SEAT_EVENTS = {
 KERNEL_EVENTS = frozenset({GAME_CREATED, GAME_ENDED, *SEAT_EVENTS.values()})
 
 
+# A game nobody played for FALLEN_ABANDON_AFTER_S ends by a GameEnded whose data names the
+# idle time ("abandoned_after_s") and whose outcome ranks nobody (docs/retention.md).
+ABANDONED_OUTCOME: dict[str, Any] = {"conclusion": "abandoned"}
+ABANDONED_KEY = "abandoned_after_s"
+
+
 def is_seat_event(event_type: str) -> bool:
     """Return whether an event type is one of the kernel's seat facts."""
     return event_type in SEAT_EVENTS.values()
@@ -108,5 +114,5 @@ async def authorize_seat(store: EventStore, principal: Principal, game_id: str, 
         )
     if principal.is_service:
         return
-    if seats[seat] != principal.subject:
+    if principal.is_spectator or seats[seat] != principal.subject:
         raise PermissionDenied(f"seat {quote(seat)} of game {game_id!r} is not yours")

@@ -9,8 +9,11 @@ Configured by the environment (all services read the same):
 - ``FALLEN_JWT_ISSUER`` and ``FALLEN_JWT_AUDIENCE`` (both required with a key source).
 - ``FALLEN_JWT_LEEWAY_S`` (default 30): clock skew allowed on ``exp``, ``nbf`` and ``iat``.
 - ``FALLEN_JWT_JWKS_COOLDOWN_S`` (default 30): least time between two refetches.
+- ``FALLEN_JWT_NAMESPACE`` (default ``idp``): the provider's player ids are
+  ``<namespace>:<sub>``, so no provider token can name a bot (``bot:...``), a service or a
+  spectator, nor a player of another provider or of our own HS256 tokens.
 
-Provider tokens always name players (``sub``); service tokens stay HS256 and internal.
+Provider tokens always name players; service tokens stay HS256 and internal.
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ from services.platform.errors import Unauthenticated, quote
 ASYMMETRIC = ("RS256", "ES256", "EdDSA")
 DEFAULT_LEEWAY_S = 30
 DEFAULT_COOLDOWN_S = 30.0
+DEFAULT_NAMESPACE = "idp"
+MAX_SUB = 128
 
 
 @dataclass(frozen=True)
@@ -42,6 +47,7 @@ class ProviderConfig:
     audience: str
     leeway_s: int = DEFAULT_LEEWAY_S
     cooldown_s: float = DEFAULT_COOLDOWN_S
+    namespace: str = DEFAULT_NAMESPACE
 
 
 def config_from_env() -> ProviderConfig | None:
@@ -61,7 +67,18 @@ def config_from_env() -> ProviderConfig | None:
         audience,
         int(os.environ.get("FALLEN_JWT_LEEWAY_S", DEFAULT_LEEWAY_S)),
         float(os.environ.get("FALLEN_JWT_JWKS_COOLDOWN_S", DEFAULT_COOLDOWN_S)),
+        namespace_from_env(),
     )
+
+
+def namespace_from_env() -> str:
+    """Return FALLEN_JWT_NAMESPACE (default idp): letters, digits, '.', '-' and '_' only."""
+    ns = os.environ.get("FALLEN_JWT_NAMESPACE", DEFAULT_NAMESPACE)
+    if not ns or not all(c.isascii() and (c.isalnum() or c in ".-_") for c in ns):
+        raise RuntimeError("FALLEN_JWT_NAMESPACE must be letters, digits, '.', '-' or '_'")
+    if ns in ("bot", "service", "spectator"):
+        raise RuntimeError(f"FALLEN_JWT_NAMESPACE {ns!r} is reserved")
+    return ns
 
 
 class KeyFile:
@@ -121,7 +138,8 @@ class Provider:
         return self._file.key_for(kid)
 
     def verify(self, token: str, header: dict[str, Any]) -> str:
-        """Return the player id of a valid provider token; raise Unauthenticated otherwise."""
+        """Return the player id (``<namespace>:<sub>``) of a valid provider token; raise
+        Unauthenticated otherwise."""
         key = self._key(token, header.get("kid"))
         try:
             claims = jwt.decode(
@@ -139,10 +157,15 @@ class Provider:
             raise Unauthenticated("token not yet valid (nbf/iat in the future)") from exc
         except jwt.PyJWTError as exc:
             raise Unauthenticated(f"invalid token: {exc}") from exc
+        except (TypeError, ValueError) as exc:  # a kid naming a key of another type
+            raise Unauthenticated(
+                f"invalid token: key {quote(header.get('kid') or '')} does not fit "
+                f"algorithm {quote(str(header.get('alg')))}"
+            ) from exc
         sub = claims.get("sub")
-        if not isinstance(sub, str) or not sub or len(sub) > 128:
+        if not isinstance(sub, str) or not sub or len(sub) > MAX_SUB:
             raise Unauthenticated("invalid token: subject missing or too long")
-        return sub
+        return f"{self.config.namespace}:{sub}"
 
 
 @functools.lru_cache(maxsize=4)

@@ -176,16 +176,28 @@ def run(
     ] = None,
     runner: Annotated[str, typer.Option(help="inprocess or redis")] = "inprocess",
     shard: Annotated[int, typer.Option(help="Redis store shard to follow")] = 0,
+    on_mismatch: Annotated[
+        str,
+        typer.Option(
+            envvar="FALLEN_ON_MISMATCH",
+            help="views that disagree with the store: rebuild them, or stop applying (inprocess)",
+        ),
+    ] = "rebuild",
 ) -> None:
     """Run one projection runner until Ctrl-C."""
-    asyncio.run(_run(store, views, runner, shard))
+    if on_mismatch not in ("rebuild", "stop"):
+        raise typer.BadParameter("--on-mismatch must be rebuild or stop")
+    asyncio.run(_run(store, views, runner, shard, on_mismatch))
 
 
-async def _run(store_url: str, views_url: str | None, runner: str, shard: int) -> None:
+async def _run(
+    store_url: str, views_url: str | None, runner: str, shard: int, on_mismatch: str = "rebuild"
+) -> None:
     from services.platform.store.factory import open_store
     from services.projections.open_views import open_view_store
     from services.projections.projector import Projector, extra_games_from_env
-    from services.projections.runners import InProcessRunner, RedisGroupRunner
+    from services.projections.redis_runner import RedisGroupRunner
+    from services.projections.runners import InProcessRunner
     from services.projections.viewstore import views_url_for
 
     store = open_store(store_url)
@@ -195,13 +207,16 @@ async def _run(store_url: str, views_url: str | None, runner: str, shard: int) -
         if runner == "redis":
             url = getattr(store, "url", store_url)
             prefix = getattr(store, "prefix", "fallen")
-            group = RedisGroupRunner(projector, url, prefix, shard)
+            shards = int(getattr(store, "shards", 1))
+            group = RedisGroupRunner(
+                projector, url, prefix, shard, shards=shards, on_mismatch=on_mismatch
+            )
             try:
                 await group.run()
             finally:
                 await group.close()
         elif runner == "inprocess":
-            await InProcessRunner(projector, shard=shard or None).run()
+            await InProcessRunner(projector, shard=shard or None, on_mismatch=on_mismatch).run()
         else:
             raise typer.BadParameter("--runner must be inprocess or redis (faust: see `faust`)")
     finally:
@@ -261,25 +276,62 @@ def status(
 @projections_app.command("rebuild")
 def rebuild(
     store: Annotated[str, typer.Option(envvar="FALLEN_STORE", help="Event store URL")],
-    views: Annotated[str, typer.Option(help="An empty view store to rebuild into")],
+    views: Annotated[
+        str | None, typer.Option(envvar="FALLEN_VIEWS", help="View store URL (default: beside)")
+    ] = None,
+    game: Annotated[
+        list[str] | None, typer.Option(help="Rebuild only these games, online (repeatable)")
+    ] = None,
+    runner: Annotated[
+        str, typer.Option(help="Runner whose checkpoint a whole rebuild sets")
+    ] = "inprocess",
 ) -> None:
-    """Rebuild every view from scratch into an empty view store; print how many events."""
+    """Rebuild views and audit records from the event store: named games online (each
+    replaced in one commit), or everything (a SQLite view file is built beside the old one
+    and switched when complete; stop the server first). Prints a JSON summary."""
+    from services.projections.rebuild_cli import rebuild_games, rebuild_whole
+    from services.projections.viewstore import views_url_for
 
-    async def go() -> int:
+    target = views or views_url_for(store)
+    if game:
+        typer.echo(json.dumps(asyncio.run(rebuild_games(store, target, game))))
+    else:
+        typer.echo(json.dumps(asyncio.run(rebuild_whole(store, target, runner))))
+
+
+@projections_app.command("check")
+def check_views(
+    store: Annotated[str, typer.Option(envvar="FALLEN_STORE", help="Event store URL")],
+    views: Annotated[
+        str | None, typer.Option(envvar="FALLEN_VIEWS", help="View store URL (default: beside)")
+    ] = None,
+    game: Annotated[list[str] | None, typer.Option(help="Only these games (repeatable)")] = None,
+    sample: Annotated[int, typer.Option(help="Compare only the first N games (0 = all)")] = 0,
+) -> None:
+    """Fold the store again and compare with the stored views and audit records; print each
+    difference and exit 1 if there is any."""
+
+    async def go() -> tuple[int, list[str]]:
         from services.platform.store.factory import open_store
+        from services.projections.check import check
         from services.projections.open_views import open_view_store
-        from services.projections.projector import Projector, extra_games_from_env
-        from services.projections.runners import InProcessRunner
+        from services.projections.projector import extra_games_from_env
+        from services.projections.viewstore import views_url_for
 
-        es, vs = open_store(store), open_view_store(views)
+        es = open_store(store)
+        vs = open_view_store(views or views_url_for(store))
         try:
-            runner = InProcessRunner(Projector(es, vs, extra_games_from_env()), name="rebuild")
-            return await runner.catch_up()
+            n, found = await check(es, vs, extra_games_from_env(), game or (), sample)
+            return n, [d.line() for d in found]
         finally:
             await vs.close()
             await es.close()
 
-    typer.echo(json.dumps({"events": asyncio.run(go())}))
+    compared, lines = asyncio.run(go())
+    for line in lines:
+        typer.echo(line)
+    typer.echo(json.dumps({"games": compared, "differences": len(lines)}))
+    raise typer.Exit(1 if lines else 0)
 
 
 def register(app: typer.Typer) -> None:

@@ -87,6 +87,10 @@ class RedisViewStore:
         if batch.empty():
             return
         pipe = self._redis.pipeline(transaction=False)
+        for game_id in batch.drop:
+            pipe.unlink(*(self._key(game_id, name) for name in ("views", "audit", "game")))
+        if batch.drop:
+            pipe.srem(f"{self.prefix}:v:games", *batch.drop)
         for game_id, seats in batch.views.items():
             rec = batch.games[game_id]
             version = int(rec["heads"].get(f"game-{game_id}", [0])[0])
@@ -143,6 +147,13 @@ class RedisViewStore:
     async def games(self) -> list[str]:
         """Return the ids of every game with a record."""
         return sorted(str(g) for g in await self._redis.smembers(f"{self.prefix}:v:games"))
+
+    async def clear(self) -> None:
+        """Remove every key of this view store (games, views, audit records, meta)."""
+        games = set(await self.games())
+        async for key in self._redis.scan_iter(match=f"{self.prefix}:v:*", count=500):
+            await self._redis.unlink(key)
+        self.hub.notify(games)
 
     async def wait_change(self, game_id: str, timeout: float) -> None:
         """Return when this process commits a change to the game, or after timeout."""

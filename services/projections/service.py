@@ -17,12 +17,21 @@ from services.audit import disputes
 from services.audit.logfile import store_records
 from services.audit.verify import Report, verify_game
 from services.platform.auth import Principal, principal_from_metadata
-from services.platform.errors import DomainError, InvalidArgument, NotFound, PermissionDenied, quote
+from services.platform.errors import (
+    DomainError,
+    InvalidArgument,
+    NotFound,
+    PermissionDenied,
+    Unavailable,
+    quote,
+)
 from services.platform.games import check_game_id, game_ended, game_info
 from services.platform.grpcx.rpc import rpc, status_for
 from services.platform.grpcx.server import Mount
 from services.platform.grpcx.structs import to_struct, to_value
+from services.platform.grpcx.times import from_iso
 from services.platform.store.base import EventStore
+from services.projections.consistency import known_mismatch
 from services.projections.records import GAME_FAMILIES, game_streams, may_see
 from services.projections.replay_views import Step, merge_patch, replay_steps
 from services.projections.viewstore import ViewRecord, ViewStore
@@ -95,7 +104,9 @@ class ProjectionServicer(pb_grpc.ProjectionServiceServicer):
             raise InvalidArgument(
                 "seat", f"game {game_id!r} has no seat {quote(seat)}; seats: {sorted(seats)}"
             )
-        if not principal.is_service and seats[seat] != principal.subject:
+        if principal.is_service:
+            return seat
+        if principal.is_spectator or seats[seat] != principal.subject:
             raise PermissionDenied(f"seat {quote(seat)} of game {game_id!r} is not yours")
         return seat
 
@@ -104,6 +115,9 @@ class ProjectionServicer(pb_grpc.ProjectionServiceServicer):
     ) -> ViewRecord:
         """Return the stored view, waiting up to wait_ms for min_version (or for any view)."""
         key = seat or ""
+        known = await known_mismatch(self.views)
+        if known is not None:
+            raise Unavailable(f"{known.describe()}; views are not served until it is rebuilt")
         deadline = time.monotonic() + min(wait_ms or DEFAULT_WAIT_MS, MAX_WAIT_MS) / 1000
         while True:
             rec = await self.views.get_view(game_id, key)
@@ -148,7 +162,8 @@ class ProjectionServicer(pb_grpc.ProjectionServiceServicer):
     async def ListGames(
         self, request: pb.ListGamesRequest, context: grpc.aio.ServicerContext, principal: Principal
     ) -> pb.ListGamesResponse:
-        """List the games of the read model (public facts only), in progress first."""
+        """List the games of the read model (public facts only), in progress first; a game's
+        player ids only to its players and services, like GetGame."""
         if len(request.game) > 64:
             raise InvalidArgument("game", "is longer than 64 characters")
         limit = min(request.limit or DEFAULT_GAMES, MAX_GAMES)
@@ -158,11 +173,14 @@ class ProjectionServicer(pb_grpc.ProjectionServiceServicer):
             if not rec or not rec.get("game") or (request.game and rec["game"] != request.game):
                 continue
             heads = rec.get("heads", {})
+            seats = dict(rec.get("seats", {}))
+            if not (principal.is_service or principal.subject in seats.values()):
+                seats = dict.fromkeys(seats, "")  # player ids only to players (decisions.md)
             out.append(
                 pb.GameSummary(
                     game_id=game_id,
                     game=rec["game"],
-                    seats=dict(rec.get("seats", {})),
+                    seats=seats,
                     version=int(heads.get(f"game-{game_id}", [0])[0]),
                     ended=bool(rec.get("ended")),
                 )
@@ -242,6 +260,7 @@ class ProjectionServicer(pb_grpc.ProjectionServiceServicer):
                     schema_version=env.schema_version,
                     data=to_struct(env.data),
                     occurred_at=env.occurred_at,
+                    occurred_time=from_iso(env.occurred_at),
                     visibility=to_value(env.visibility),
                 )
             )
@@ -251,13 +270,18 @@ class ProjectionServicer(pb_grpc.ProjectionServiceServicer):
     async def _finished_for(self, game_id: str, principal: Principal) -> None:
         """Raise unless the game is over and the caller is a seated player or a service."""
         seats = await self._seats(game_id)
-        if not principal.is_service and principal.subject not in seats.values():
+        if principal.is_spectator or (
+            not principal.is_service and principal.subject not in seats.values()
+        ):
             raise PermissionDenied(f"only the players of game {game_id!r} may read its audit log")
         if not await game_ended(self.store, game_id):
             raise disputes.not_finished(game_id)
 
     async def _audit_records(self, game_id: str) -> list[dict[str, Any]]:
-        """Return the audit records from the projection if complete, else from the store."""
+        """Return the audit records from the projection if complete and not known wrong, else
+        from the store."""
+        if await known_mismatch(self.views) is not None:
+            return await store_records(self.store, game_id)
         rec = await self.views.load_game(game_id)
         heads = (rec or {}).get("heads", {})
         complete = True
@@ -331,6 +355,8 @@ class ProjectionServicer(pb_grpc.ProjectionServiceServicer):
     ) -> pb.GetProjectionStatusResponse:
         """Return every runner's last reported status."""
         items = await self.views.meta_items("status:")
+        known = await known_mismatch(self.views)
+        mismatch = "" if known is None else known.describe()
         runners = []
         for raw in items.values():
             s = json.loads(raw)
@@ -341,7 +367,9 @@ class ProjectionServicer(pb_grpc.ProjectionServiceServicer):
                     lag_seconds=float(s["lag_seconds"]),
                     position=int(s["position"]),
                     updated_at=s["updated_at"],
+                    updated_time=from_iso(str(s["updated_at"])),
                     applied=int(s.get("applied", 0)),
+                    mismatch=mismatch,
                 )
             )
         return pb.GetProjectionStatusResponse(runners=runners)

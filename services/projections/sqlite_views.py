@@ -81,6 +81,9 @@ class SqliteViewStore:
         cur = self._conn.cursor()
         cur.execute("BEGIN IMMEDIATE")
         try:
+            for game_id in batch.drop:
+                for table in ("proj_views", "proj_audit", "proj_games"):
+                    cur.execute(f"DELETE FROM {table} WHERE game_id=?", (game_id,))
             for game_id, seats in batch.views.items():
                 rec = batch.games[game_id]
                 version = int(rec["heads"].get(f"game-{game_id}", [0])[0])
@@ -186,6 +189,19 @@ class SqliteViewStore:
         """Return the ids of every game with a record."""
         rows = self._all("SELECT game_id FROM proj_games ORDER BY game_id", ())
         return [str(r[0]) for r in rows]
+
+    def _clear_sync(self) -> None:
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            for table in ("proj_views", "proj_audit", "proj_games", "proj_meta"):
+                self._conn.execute(f"DELETE FROM {table}")
+            self._conn.execute("COMMIT")
+
+    async def clear(self) -> None:
+        """Remove every game record, view, audit record and meta value in one transaction."""
+        games = set(await self.games())
+        await asyncio.to_thread(self._clear_sync)
+        self.hub.notify(games)
 
     async def wait_change(self, game_id: str, timeout: float) -> None:
         """Return when this process commits a change to the game, or after timeout."""

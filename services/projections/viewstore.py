@@ -32,10 +32,11 @@ class Batch:
     views: dict[str, dict[str, str]] = field(default_factory=dict)
     audit: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     checkpoint: tuple[str, str] | None = None
+    drop: tuple[str, ...] = ()  # games whose stored rows go first (a game rebuilt whole)
 
     def empty(self) -> bool:
         """Return whether there is nothing to write."""
-        return not (self.games or self.views or self.audit or self.checkpoint)
+        return not (self.games or self.views or self.audit or self.checkpoint or self.drop)
 
 
 def record_not_older(new: Mapping[str, Any], old: Mapping[str, Any] | None) -> bool:
@@ -88,6 +89,10 @@ class ViewStore(Protocol):
 
     async def games(self) -> list[str]:
         """Return the ids of every game with a record."""
+        ...
+
+    async def clear(self) -> None:
+        """Remove everything the runners wrote (before the views are built again)."""
         ...
 
     async def wait_change(self, game_id: str, timeout: float) -> None:

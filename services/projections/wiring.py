@@ -18,9 +18,11 @@ from services.platform.grpcx.server import Mount
 from services.platform.store.base import EventStore
 from services.platform.store.redis import RedisEventStore
 from services.platform.store.sqlite import SqliteEventStore
+from services.projections.consistency import known_mismatch
 from services.projections.open_views import open_view_store
 from services.projections.projector import Projector, extra_games_from_env
-from services.projections.runners import InProcessRunner, RedisGroupRunner
+from services.projections.redis_runner import RedisGroupRunner
+from services.projections.runners import InProcessRunner
 from services.projections.service import mount
 from services.projections.viewstore import ViewStore, views_url_for
 from services.rules.engine.api import GameRules
@@ -47,18 +49,53 @@ def runners_for(
     store: EventStore, views: ViewStore, games: Mapping[str, GameRules]
 ) -> list[InProcessRunner | RedisGroupRunner]:
     """Return the runners that keep the views of store current (one projector each)."""
+    on_mismatch = os.environ.get("FALLEN_ON_MISMATCH", "rebuild")
     if isinstance(store, RedisEventStore):
         return [
-            RedisGroupRunner(Projector(store, views, games), store.url, store.prefix, shard)
+            RedisGroupRunner(
+                Projector(store, views, games),
+                store.url,
+                store.prefix,
+                shard,
+                shards=store.shards,
+                on_mismatch=on_mismatch,
+            )
             for shard in range(store.shards)
         ]
-    return [InProcessRunner(Projector(store, views, games))]
+    return [InProcessRunner(Projector(store, views, games), on_mismatch=on_mismatch)]
+
+
+HEALTH_EVERY_S = 2.0
+
+Job = Callable[[], Coroutine[Any, Any, None]]
+
+
+def health_job(views: ViewStore, health: Any, service_name: str) -> Job:
+    """Return a job that keeps the ProjectionService's health NOT_SERVING while the views
+    are known to disagree with the event store (a recorded mismatch), SERVING otherwise."""
+    from grpc_health.v1 import health_pb2
+
+    async def job() -> None:
+        last = None
+        while True:
+            try:
+                wrong = await known_mismatch(views) is not None
+            except Exception:
+                wrong = last is not None and last
+            if wrong != last:
+                state = health_pb2.HealthCheckResponse
+                await health.set(service_name, state.NOT_SERVING if wrong else state.SERVING)
+                last = wrong
+            await asyncio.sleep(HEALTH_EVERY_S)
+
+    return job
 
 
 def projections(
     store: EventStore, extra_games: Mapping[str, GameRules] | None = None
-) -> tuple[Mount, Callable[[], Coroutine[Any, Any, None]]]:
-    """Return the ProjectionService mount and the background job that runs the runners."""
+) -> tuple[Mount, Job, Callable[[Any], Job]]:
+    """Return the ProjectionService mount, the background job that runs the runners, and a
+    factory of the job that reports mismatches in the health service."""
     games = {**extra_games_from_env(), **(extra_games or {})}
     views = default_views(store)
     mode = os.environ.get("FALLEN_PROJECTIONS", EMBEDDED)
@@ -77,4 +114,5 @@ def projections(
                         await r.close()
             await views.close()
 
-    return mount(store, views, games), job
+    served = mount(store, views, games)
+    return served, job, lambda health: health_job(views, health, served.service_name)

@@ -5,6 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 SeatRange = tuple[int, int]
+
+# Response header (and, from a client, request metadata) naming a game's rules pool: the
+# deployed stack's one address routes RulesService calls on it (deploy/door, docs/clients.md).
+POOL_HEADER = "x-fallen-pool"
 PoolSpec = Mapping[str, SeatRange | None]
 
 # pool -> {game: seat-count range or None for any}; "rules" (None) serves every game.

@@ -10,7 +10,11 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from services.deck.engine import DeckEngine
+from services.dice.engine import dice_stream
+from services.dice.ledger import Ledger
+from services.dice.ledger import fold as fold_dice
 from services.dice.port import DicePort
+from services.dice.seeds import WAITING, SeedsPending, now_utc, pending_message, ready
 from services.platform.boundedjson import loads_bounded
 from services.platform.canonical import canonical_json
 from services.platform.decision import decision_key, parse_key
@@ -77,7 +81,9 @@ def _one_fsync(
 
 MAX_CHANCE_STEPS = 500
 MAX_CACHED_GAMES = 5000
+MAX_OPEN_GATES = 10_000
 RETRIES = 5
+BOT_PLAYER_PREFIX = "bot:"  # the matchmaker seats bots as bot:<...> players
 
 
 @dataclass(frozen=True)
@@ -165,6 +171,7 @@ class GameRunner:
         self.extra = extra or {}
         self.only: PoolSpec | None = dict.fromkeys(only) if isinstance(only, tuple) else only
         self._cache: dict[str, Loaded] = {}
+        self._gates_open: set[str] = set()  # games whose seed gate is known to be open
 
     def engine(self, game: str, seat_count: int | None = None, field: str = "game") -> GameRules:
         """Return the engine of a game kind (and seat count) this runner serves, or raise."""
@@ -234,8 +241,13 @@ class GameRunner:
         seats: Mapping[str, str],
         options: Mapping[str, Any],
         client_seed: str = "",
+        client_seeds: Mapping[str, str] | None = None,
     ) -> tuple[Loaded, str]:
-        """Create a game, commit its dice seed, run opening chance; return it and the commitment."""
+        """Create a game, commit its dice seed, run opening chance; return it and the commitment.
+
+        Chance waits for every human seat's client seed (docs/fairness.md): client_seeds
+        gives some now (seat -> seed), client_seed every human seat not in client_seeds;
+        bot seats' seeds are derived by the dice service."""
         rules = self.engine(game, len(seats), "seats" if admits(self.only, game, None) else "game")
         check_game_id(game_id)
         unknown = sorted(set(seats) - set(rules.seats))
@@ -253,7 +265,12 @@ class GameRunner:
         await require_played(self.bots, game, seats, public)
         setup = Setup(seats=dict(seats), options=engine_options(rules, public))
         events = rules.initial_events(game_id, setup)
-        commitment = await self.dice.commit_seed(game_id, client_seed)
+        bots = bot_seats(seats, public)
+        given = {s: client_seed for s in seats if s not in bots} if client_seed else {}
+        given |= {s: v for s, v in (client_seeds or {}).items() if v and s not in bots}
+        commitment = await self.dice.commit_seed(
+            game_id, "", tuple(sorted(seats)), tuple(sorted(bots)), given
+        )
         for deck, cards in sealed.items():  # face down in the deck service, never in GameCreated
             await self.deck.seal(game_id, deck, cards)
         created = NewEvent(GAME_CREATED, {"game": game, "seats": dict(seats), "options": public})
@@ -302,6 +319,8 @@ class GameRunner:
             loaded = await (self.load(game_id) if fresh else self.latest(game_id))
             if not loaded.ended and _waits_for_chance(loaded):
                 loaded = await self.run_chance(game_id, loaded)
+                if _waits_for_chance(loaded) and (gate := await self.seed_gate(game_id)):
+                    raise SeedsPending(pending_message(gate))
             key = command_key(loaded, command, command_id)
             try:
                 if check is not None:
@@ -382,8 +401,15 @@ class GameRunner:
                     return await self._end(current)
                 return current
             assert pending.chance is not None
+            if await self.seed_gate(game_id):
+                return current  # chance waits until every seat has given its client seed
             key = decision_key(game_id, current.version)
-            cmd = await self.draw(game_id, seated(pending.chance, current.seats), key)
+            try:
+                cmd = await self.draw(game_id, seated(pending.chance, current.seats), key)
+            except DomainError as exc:  # the dice service's clock says it is not time yet
+                if WAITING in str(exc):
+                    return current
+                raise
             events = [to_new_event(e, key) for e in current.rules.decide(current.state, cmd)]
             try:
                 res = await self.store.append(game_stream(game_id), current.version, events)
@@ -392,6 +418,21 @@ class GameRunner:
                 continue
             current = self._appended(current, events, res.version)
         raise RuleViolation("chance did not settle; the engine keeps asking for dice")
+
+    async def seed_gate(self, game_id: str) -> Ledger | None:
+        """Return the game's dice ledger while chance waits for client seeds, else None.
+
+        The dice stream is read until the gate opens; then the game is remembered as open.
+        """
+        if game_id in self._gates_open:
+            return None
+        ledger = fold_dice(await self.store.read(dice_stream(game_id)), keep_draws=False)
+        if not ready(ledger, now_utc()):
+            return ledger
+        if len(self._gates_open) >= MAX_OPEN_GATES:
+            self._gates_open.clear()
+        self._gates_open.add(game_id)
+        return None
 
     async def draw(self, game_id: str, req: ChanceRequest, key: str) -> Command:
         """Return chance's answer to a request, drawn once per decision key."""
@@ -471,6 +512,13 @@ def _apply(cached: Loaded, envs: list[Envelope]) -> Loaded:
         outcome if outcome is not None else cached.outcome,
         status,
     )
+
+
+def bot_seats(seats: Mapping[str, str], options: Mapping[str, Any]) -> list[str]:
+    """Return the seats bots play: those the options list (`bots`) and `bot:` players."""
+    listed = options.get("bots") or []
+    named = [str(s) for s in listed if str(s) in seats] if isinstance(listed, list) else []
+    return sorted({*named, *(s for s, p in seats.items() if p.startswith(BOT_PLAYER_PREFIX))})
 
 
 def _waits_for_chance(loaded: Loaded) -> bool:

@@ -7,13 +7,15 @@ import uuid
 import grpc
 from fallen.rules.v1 import rules_pb2, rules_pb2_grpc
 
-from services.platform.auth import Principal
+from services.platform.auth import Principal, reserved_id
 from services.platform.errors import InvalidArgument, PermissionDenied, RuleViolation, quote
 from services.platform.games import SEAT_EVENTS
 from services.platform.grpcx.rpc import rpc
 from services.platform.grpcx.server import Mount
 from services.platform.grpcx.structs import client_struct, to_struct
+from services.platform.quotas import Quotas
 from services.rules.engine.api import CHANCE, Command
+from services.rules.pools import POOL_HEADER, pool_for
 from services.rules.registry import ENGINES
 from services.rules.runner import GameRunner, Loaded, new_game_id
 from services.rules.solo_records import check_request, read_record
@@ -30,7 +32,9 @@ def _authorize(loaded: Loaded, principal: Principal, seat: str) -> str:
             "seat",
             f"game {loaded.game_id!r} has no seat {quote(seat)}; seats: {sorted(loaded.seats)}",
         )
-    if not principal.is_service and loaded.seats[seat] != principal.subject:
+    if principal.is_service:
+        return seat
+    if loaded.seats[seat] != principal.subject or reserved_id(principal.subject):
         raise PermissionDenied(f"seat {quote(seat)} of game {loaded.game_id!r} is not yours")
     return seat
 
@@ -58,11 +62,40 @@ def _next_turn(loaded: Loaded, principal: Principal) -> rules_pb2.NextTurn | Non
     )
 
 
+def _creation_seeds(request: rules_pb2.CreateGameRequest, principal: Principal) -> dict[str, str]:
+    """Return the client seeds given at creation: a player's for the seats they hold, a
+    service's as given (client_seed for every seat client_seeds leaves out)."""
+    seats = dict(request.seats)
+    seeds = dict(request.client_seeds)
+    if not principal.is_service:
+        if seeds:
+            raise PermissionDenied(
+                "client_seeds: only services pass other seats' seeds; use client_seed"
+            )
+        mine = [s for s, p in seats.items() if p == principal.subject]
+        return dict.fromkeys(mine, request.client_seed) if request.client_seed else {}
+    strangers = [s for s in seeds if s not in seats]
+    if strangers:
+        raise InvalidArgument("client_seeds", f"{quote(strangers[0])} is not a seat of the game")
+    if request.client_seed:
+        seeds = {**dict.fromkeys(seats, request.client_seed), **seeds}
+    return seeds
+
+
+async def _tell_pool(context: grpc.aio.ServicerContext, loaded: Loaded) -> str:
+    """Return the game's rules pool and send it as the x-fallen-pool response header, for a
+    client to echo behind the stack's one address (docs/clients.md)."""
+    pool = pool_for(loaded.game, len(loaded.seats))
+    await context.send_initial_metadata(((POOL_HEADER, pool),))
+    return pool
+
+
 class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
     """Parse, call the GameRunner, answer; errors mapped by @rpc."""
 
-    def __init__(self, runner: GameRunner) -> None:
+    def __init__(self, runner: GameRunner, quotas: Quotas | None = None) -> None:
         self.runner = runner
+        self.quotas = quotas or Quotas()
         self.event_store = runner.store  # each call is one group commit (rpc)
 
     @rpc
@@ -73,22 +106,34 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         principal: Principal,
     ) -> rules_pb2.CreateGameResponse:
         """Create a game."""
+        self.quotas.charge("create", principal)
         if not request.game:
             raise InvalidArgument("game", f"is required; one of {sorted(ENGINES)}")
         options = client_struct(request.options, "options")
         if not request.seats:
             raise InvalidArgument("seats", "map each seat to a player id")
+        for seat, player in request.seats.items():
+            if reserved_id(player) and not (principal.is_service or player.startswith("bot:")):
+                raise InvalidArgument(f"seats.{seat}", f"player id {quote(player)} is reserved")
         if not principal.is_service and principal.subject not in request.seats.values():
             raise PermissionDenied(
                 "seats: a player may only create a game in which they hold a seat "
                 "(matchmakers use a service token)"
             )
         game_id = request.game_id or new_game_id(str(uuid.uuid4()))
+        seeds = _creation_seeds(request, principal)
         loaded, commitment = await self.runner.create(
-            request.game, game_id, dict(request.seats), options, request.client_seed
+            request.game, game_id, dict(request.seats), options, "", seeds
         )
+        gate = await self.runner.seed_gate(game_id)
+        pool = await _tell_pool(context, loaded)
         return rules_pb2.CreateGameResponse(
-            game_id=game_id, version=loaded.version, dice_commitment=commitment
+            game_id=game_id,
+            version=loaded.version,
+            dice_commitment=commitment,
+            awaiting_seeds=list(gate.awaiting) if gate else [],
+            seed_deadline=gate.seed_deadline if gate else "",
+            pool=pool,
         )
 
     @rpc
@@ -99,6 +144,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         principal: Principal,
     ) -> rules_pb2.SubmitCommandResponse:
         """Submit one command."""
+        self.quotas.charge("submit", principal)
         if not request.kind:
             raise InvalidArgument("kind", "is required; see ListLegalCommands")
         args = client_struct(request.args, "args")
@@ -159,9 +205,11 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
     ) -> rules_pb2.GetGameResponse:
         """Summarize a game; player ids only to its players and services."""
         loaded = await self.runner.current(request.game_id)
+        gate = None if loaded.ended else await self.runner.seed_gate(request.game_id)
         insider = principal.is_service or principal.subject in loaded.seats.values()
         outcome = loaded.outcome if loaded.ended else None
         pending = None if loaded.ended else loaded.rules.pending(loaded.state)
+        pool = await _tell_pool(context, loaded)
         return rules_pb2.GetGameResponse(
             game_id=loaded.game_id,
             game=loaded.game,
@@ -172,6 +220,9 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
             final_state_hash=loaded.rules.state_hash(loaded.state) if loaded.ended else "",
             waiting_for=pending.seat if pending else "",
             seat_status=dict(loaded.seat_status),
+            awaiting_seeds=list(gate.awaiting) if gate else [],
+            seed_deadline=gate.seed_deadline if gate else "",
+            pool=pool,
         )
 
     @rpc

@@ -6,6 +6,11 @@ ended) with its feed positions in the store's meta (so a restarted process picks
 the last left off), and a short while after a game's last event it answers the chance the
 game waits for (keyed, so it is drawn once whoever answers) and reveals the seed of an
 ended game whose reveal was lost.
+
+It also ends abandoned games: an open game with no event for ``FALLEN_ABANDON_AFTER_S``
+(default 7 days; 0 = never) ends by a GameEnded whose outcome ranks nobody
+(``{"conclusion": "abandoned"}``) and whose data names the idle time. The quiet time counts
+from the last event this process saw (a restart starts every open game's clock anew).
 """
 
 from __future__ import annotations
@@ -14,13 +19,16 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
 import time
 from dataclasses import dataclass, field
 
+from services.dice.ledger import CLIENT_SEED_SET
+from services.dice.seeds import now_utc, parse_iso
 from services.platform.envelope import stream_game
-from services.platform.errors import DomainError
-from services.platform.games import GAME_CREATED, GAME_ENDED
-from services.platform.store.base import EventStore
+from services.platform.errors import DomainError, VersionConflict
+from services.platform.games import ABANDONED_KEY, ABANDONED_OUTCOME, GAME_CREATED, GAME_ENDED
+from services.platform.store.base import EventStore, NewEvent
 from services.platform.store.feed import FeedHead, read_heads
 from services.rules.engine.api import CHANCE
 from services.rules.runner import GameRunner
@@ -34,6 +42,12 @@ BATCH = 1000
 # fsync on SQLite) and a restart that re-reads a few seconds of feed derives the same open
 # games. A change of the open games themselves is saved at once.
 CHECKPOINT_S = 10.0
+DEFAULT_ABANDON_AFTER_S = 7 * 24 * 3600.0
+
+
+def abandon_after_s() -> float:
+    """Return FALLEN_ABANDON_AFTER_S (seconds; 0 = games are never abandoned)."""
+    return float(os.environ.get("FALLEN_ABANDON_AFTER_S", DEFAULT_ABANDON_AFTER_S))
 
 
 @dataclass
@@ -44,9 +58,15 @@ class Tracked:
     open: set[str] = field(default_factory=set)
     due: dict[str, float] = field(default_factory=dict)
     reveal: set[str] = field(default_factory=set)
+    last: dict[str, float] = field(default_factory=dict)  # open game -> its last event seen
 
     def see(self, env: FeedHead, now: float) -> None:
-        """Fold one feed event into what is tracked."""
+        """Fold one feed event into what is tracked (a seat's client seed may open a game's
+        seed gate: the game is looked at again)."""
+        if env.stream.startswith("dice-") and env.type == CLIENT_SEED_SET:
+            if (gid := stream_game(env.stream)) in self.open:
+                self.due[gid] = now
+            return
         if not env.stream.startswith("game-"):
             return
         gid = stream_game(env.stream)
@@ -55,9 +75,11 @@ class Tracked:
         if env.type == GAME_ENDED:
             self.open.discard(gid)
             self.due.pop(gid, None)
+            self.last.pop(gid, None)
             self.reveal.add(gid)
         elif gid in self.open:
             self.due[gid] = now
+            self.last[gid] = now
 
     def to_json(self) -> str:
         """Return the checkpoint kept in the store's meta."""
@@ -79,9 +101,14 @@ class ChanceSweeper:
     """Resumes games a crash left waiting for chance, and reveals seeds a crash withheld."""
 
     def __init__(
-        self, runner: GameRunner, interval: float = INTERVAL_S, grace: float = GRACE_S
+        self,
+        runner: GameRunner,
+        interval: float = INTERVAL_S,
+        grace: float = GRACE_S,
+        abandon_after: float | None = None,
     ) -> None:
         self.runner = runner
+        self.abandon_after = abandon_after_s() if abandon_after is None else abandon_after
         self.store = runner.store
         self.interval = interval
         self.grace = grace
@@ -97,6 +124,7 @@ class ChanceSweeper:
         positions += [0] * (shard_count(self.store) - len(positions))
         tracked = Tracked(positions, set(saved.get("open", [])))
         tracked.due = dict.fromkeys(tracked.open, 0.0)  # look at every open game once
+        tracked.last = dict.fromkeys(tracked.open, time.monotonic())
         return tracked
 
     async def sweep_once(self) -> int:
@@ -125,6 +153,10 @@ class ChanceSweeper:
             except Exception:  # dice or store down: look again next sweep
                 log.exception("resuming chance failed", extra={"game_id": gid})
                 t.due[gid] = now
+        if self.abandon_after > 0:
+            for gid, last in sorted(t.last.items()):
+                if gid in t.open and now - last >= self.abandon_after:
+                    await self._abandon(gid)
         after = t.to_json()
         if after != before and (t.open != open_before or now - self._saved_at >= CHECKPOINT_S):
             await self.store.set_meta(self.meta_key, after)
@@ -145,9 +177,41 @@ class ChanceSweeper:
         pending = loaded.rules.pending(loaded.state)
         if pending is not None and pending.seat != CHANCE:
             return 0
+        if gate := await self.runner.seed_gate(gid):  # look again at the seed deadline
+            wait = (parse_iso(gate.seed_deadline) - now_utc()).total_seconds()
+            self.tracked.due[gid] = time.monotonic() + max(0.0, wait) - self.grace
+            return 0
         log.info("resuming chance", extra={"game_id": gid, "version": loaded.version})
         await self.runner.run_chance(gid)
         return 1
+
+    async def _abandon(self, gid: str) -> None:
+        """End a game nobody played for abandon_after seconds (unless it moved meanwhile)."""
+        assert self.tracked is not None
+        self.tracked.last.pop(gid, None)
+        try:
+            loaded = await self.runner.load(gid)
+        except DomainError:
+            self.tracked.open.discard(gid)
+            return
+        if loaded.ended:
+            return
+        data = {
+            "outcome": dict(ABANDONED_OUTCOME),
+            "state_hash": loaded.rules.state_hash(loaded.state),
+            ABANDONED_KEY: int(self.abandon_after),
+        }
+        try:
+            await self.store.append(
+                f"game-{gid}",
+                loaded.version,
+                [NewEvent(GAME_ENDED, data, causation_id="abandoned")],
+            )
+        except VersionConflict:  # a command came in: the game is not abandoned
+            return
+        log.info("game abandoned", extra={"game_id": gid, "idle_s": int(self.abandon_after)})
+        with contextlib.suppress(DomainError):
+            await self.runner.dice.reveal(gid)
 
     async def run_forever(self, stop: asyncio.Event | None = None) -> None:
         """Sweep every interval until stopped (errors are logged and retried)."""

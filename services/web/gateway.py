@@ -2,13 +2,15 @@
 
 Every route is one read-side RPC. A request with `Authorization: Bearer <player token>` is
 forwarded with that token (the read side then allows that player's seat); without one the
-gateway asks as an anonymous spectator ("web-spectator"), so it can only ever receive the
-spectator's redaction. gRPC status codes map to HTTP ones with the same message.
+gateway asks with a spectator token (kind "spectator": not a player, so it holds no seat in
+any game and can only ever receive the spectator's redaction). gRPC status codes map to
+HTTP ones with the same message.
 """
 
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -23,7 +25,7 @@ from services.platform.auth import issue_token
 from services.platform.grpcx.structs import struct_to_py, value_to_py
 
 STATIC = Path(__file__).parent / "static"
-SPECTATOR = "web-spectator"
+SPECTATOR = "web"  # the spectator token's subject: the principal "spectator:web"
 HTTP_OF = {
     grpc.StatusCode.INVALID_ARGUMENT: 400,
     grpc.StatusCode.UNAUTHENTICATED: 401,
@@ -37,12 +39,70 @@ STUB: web.AppKey[pb_grpc.ProjectionServiceStub] = web.AppKey("stub", pb_grpc.Pro
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
+_SPECTATOR_TOKEN: list[tuple[float, str]] = []  # (renew after, token): one token an hour
+SPECTATOR_TTL_S = 3600
+
+
+def spectator_token() -> str:
+    """Return the gateway's spectator token (renewed well before it expires)."""
+    now = time.monotonic()
+    if not _SPECTATOR_TOKEN or _SPECTATOR_TOKEN[0][0] < now:
+        token = issue_token(SPECTATOR, spectator=True, ttl_s=2 * SPECTATOR_TTL_S)
+        _SPECTATOR_TOKEN[:] = [(now + SPECTATOR_TTL_S, token)]
+    return _SPECTATOR_TOKEN[0][1]
+
+
+MAX_AUTHORIZATION = 4096
+MAX_QUERY_INT = 2**31 - 1  # the largest count or version a query parameter may name
+SECURITY_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; "
+        "frame-ancestors 'none'; form-action 'self'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",
+}
+
+
+def _unauthorized(message: str) -> web.HTTPUnauthorized:
+    return web.HTTPUnauthorized(
+        text=json.dumps({"code": "UNAUTHENTICATED", "error": message}),
+        content_type="application/json",
+        headers={"WWW-Authenticate": "Bearer"},
+    )
+
+
 def _metadata(request: web.Request) -> tuple[tuple[str, str], ...]:
-    """Return the caller's bearer token, or an anonymous spectator's."""
-    auth = request.headers.get("Authorization", "")
-    if auth.startswith("Bearer ") and len(auth) < 4096:
-        return (("authorization", auth),)
-    return (("authorization", f"Bearer {issue_token(SPECTATOR)}"),)
+    """Return the caller's bearer token, or the anonymous spectator's (no Authorization).
+
+    A present but malformed header (not `Bearer <token>`, too long, or a token with bytes
+    outside printable ASCII) is 401, never forwarded."""
+    auth = request.headers.get("Authorization")
+    if auth is None:
+        return (("authorization", f"Bearer {spectator_token()}"),)
+    scheme, _, token = auth.partition(" ")
+    if (
+        scheme != "Bearer"
+        or not token
+        or len(auth) > MAX_AUTHORIZATION
+        or not all("!" <= c <= "~" for c in token)
+    ):
+        raise _unauthorized("Authorization must be 'Bearer <token>' (printable ASCII)")
+    return (("authorization", f"Bearer {token}"),)
+
+
+@web.middleware
+async def security_headers(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Add the browser's security headers (CSP, nosniff, ...) to every answer, errors too."""
+    try:
+        resp = await handler(request)
+    except web.HTTPException as exc:
+        exc.headers.update(SECURITY_HEADERS)
+        raise
+    if not resp.prepared:
+        resp.headers.update(SECURITY_HEADERS)
+    return resp
 
 
 @web.middleware
@@ -59,8 +119,8 @@ async def grpc_errors(request: web.Request, handler: Handler) -> web.StreamRespo
 def _int(request: web.Request, name: str) -> int:
     """Return a non-negative integer query parameter (0 when absent)."""
     raw = request.query.get(name, "0")
-    if not raw.isdigit() or len(raw) > 12:
-        raise web.HTTPBadRequest(text=f"{name}: must be a non-negative integer")
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 12 or int(raw) > MAX_QUERY_INT:
+        raise web.HTTPBadRequest(text=f"{name}: must be an integer from 0 to {MAX_QUERY_INT}")
     return int(raw)
 
 
@@ -126,7 +186,11 @@ async def watch(request: web.Request) -> web.StreamResponse:
     )
     first = await call.read()  # errors surface here, before the stream starts
     out = web.StreamResponse(
-        headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
+        headers={
+            "Content-Type": "text/event-stream",
+            "Cache-Control": "no-cache",
+            **SECURITY_HEADERS,
+        }
     )
     await out.prepare(request)
     msg = first
@@ -221,7 +285,7 @@ async def index(request: web.Request) -> web.FileResponse:
 
 def make_app(channel: grpc.aio.Channel) -> web.Application:
     """Return the gateway application talking to the read side over channel."""
-    app = web.Application(middlewares=[grpc_errors])
+    app = web.Application(middlewares=[security_headers, grpc_errors])
     app[STUB] = pb_grpc.ProjectionServiceStub(channel)
     app.router.add_get("/", index)
     app.router.add_get("/api/games", games)
@@ -232,6 +296,9 @@ def make_app(channel: grpc.aio.Channel) -> web.Application:
     app.router.add_get("/api/games/{game_id}/events", events)
     app.router.add_get("/api/games/{game_id}/audit", audit)
     app.router.add_static("/static/", STATIC)
+    from services.web.play_routes import add_play_routes  # imports this module's helpers
+
+    add_play_routes(app, channel)
     return app
 
 

@@ -25,7 +25,8 @@ from services.platform.store.redis import RedisEventStore, feed_key
 from services.platform.store.sqlite import SqliteEventStore
 from services.projections.open_views import open_view_store
 from services.projections.projector import Projector
-from services.projections.runners import InProcessRunner, RedisGroupRunner
+from services.projections.redis_runner import RedisGroupRunner
+from services.projections.runners import InProcessRunner
 from services.projections.viewstore import ViewStore
 from tests.support.projections_check import assert_equal_to_rebuild, drive, more
 from tests.support.projections_play import engines, runner_for

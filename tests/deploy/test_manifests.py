@@ -77,7 +77,15 @@ POOL_HPA = {"rules-fallen", "rules-land", "rules-land-epic", "rules-worlds", *BO
 KEDA_SCALED = set(BOT_RULES)
 KEDA_API = "keda.sh/v1alpha1"
 PROD_ONLY_HPA = {"projections-worker"}
-PUBLISHED = {"rules-fallen", "rules-worlds", "rules-land", "rules-land-epic", "matchmaking"}
+# The one front door (deploy/door) is the only service with host ports: container port ->
+# the variable that sets its host port (default: the same number).
+DOOR = "door"
+DOOR_PORTS = {
+    50051: "FALLEN_DOOR_PORT",
+    50443: "FALLEN_DOOR_TLS_PORT",
+    8080: "FALLEN_DOOR_WEB_PORT",
+}
+WEB_PORT = 8080  # projections serves the web page here (--web-port), behind the door's 8080
 NEEDS_DICE = {"deck", "rules-fallen", "rules-worlds", "rules-land", "rules-land-epic"}
 NEEDS_DECK = NEEDS_DICE - {"deck"}  # the rules pools deal through the deck service (gRPC)
 GRPC_PORT = 50051
@@ -104,7 +112,7 @@ def _workers(compose: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 def test_compose_has_every_service(compose: dict[str, Any]) -> None:
     services = compose["services"]
-    wanted = set(FALLEN_SERVICES) | set(WORKERS) | {"redis", "kafka"}
+    wanted = set(FALLEN_SERVICES) | set(WORKERS) | {"redis", "kafka", DOOR}
     missing = wanted - set(services)
     assert not missing, f"missing compose services: {sorted(missing)}"
     assert set(services) == wanted
@@ -228,23 +236,34 @@ def test_compose_environment_and_no_literal_secret(
             assert "${FALLEN_JWT_SECRET:?" in code, f"literal JWT secret? {line!r}"
 
 
-def test_compose_publishes_only_the_client_facing_ports(compose: dict[str, Any]) -> None:
-    host_ports = []
+def test_compose_publishes_only_the_door(compose: dict[str, Any]) -> None:
     for name, svc in compose["services"].items():
-        ports = svc.get("ports", [])
-        if name not in PUBLISHED:
-            assert not ports, f"{name} should stay internal"
-            continue
-        assert len(ports) == 1, name
-        # HOST is a number, or ${FALLEN_<NAME>_PORT-number} (empty: ephemeral, to scale).
+        if name != DOOR:
+            assert not svc.get("ports"), f"{name} should stay internal (behind the door)"
+    published = {}
+    for port in compose["services"][DOOR]["ports"]:
+        # ${FALLEN_BIND:-127.0.0.1}:${FALLEN_DOOR_<X>_PORT-number}:number (empty: ephemeral)
         m = re.fullmatch(
-            r"\$\{FALLEN_BIND:-127\.0\.0\.1\}:(?:\$\{FALLEN_[A-Z_]+_PORT-)?(\d+)\}?:(\d+)",
-            str(ports[0]),
+            r"\$\{FALLEN_BIND:-127\.0\.0\.1\}:\$\{(FALLEN_[A-Z_]+_PORT)-(\d+)\}:(\d+)", str(port)
         )
-        assert m, f"{name}: publish as ${{FALLEN_BIND:-127.0.0.1}}:HOST:{GRPC_PORT}"
-        assert m.group(2) == str(GRPC_PORT), name
-        host_ports.append(m.group(1))
-    assert len(host_ports) == len(set(host_ports)) == len(PUBLISHED)
+        assert m, (
+            f"door: publish as ${{FALLEN_BIND:-127.0.0.1}}:${{FALLEN_DOOR_X_PORT-N}}:N, not {port}"
+        )
+        published[int(m.group(3))] = (m.group(1), int(m.group(2)))
+    assert published == {p: (var, p) for p, var in DOOR_PORTS.items()}
+
+
+def test_compose_door_waits_for_every_service_it_routes_to(compose: dict[str, Any]) -> None:
+    door = compose["services"][DOOR]
+    routed = {"matchmaking", "projections", "dice"} | {
+        n for n in FALLEN_SERVICES if n.startswith("rules-")
+    }
+    deps = door["depends_on"]
+    assert set(deps) == routed
+    assert all(d["condition"] == "service_healthy" for d in deps.values())
+    assert str(door["image"]).startswith("fallen-door:") and door["build"] == "deploy/door"
+    web = compose["services"]["projections"]["command"]
+    assert str(web[web.index("--web-port") + 1]) == str(WEB_PORT)
 
 
 _VAR = re.compile(r"\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?])([^}]*))?\}|\$([A-Za-z_]\w*)")

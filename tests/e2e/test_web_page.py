@@ -105,7 +105,8 @@ def test_lobby_live_game_and_replay_in_chromium(served: Running, monkeypatch):
             page.locator("#next").click()
             page.locator("#next").click()
             assert page.locator("#step-label").get_attribute("data-step") == "2"
-            rolled = page.locator("#event-list div", has_text="dice_rolled ✓").first
+            rolled = page.locator("#event-list li[data-type=dice_rolled]", has_text="✓").first
+            assert " rolled " in rolled.inner_text()  # the event in words, not its type
             rolled.click()
             assert "✓ verified against the revealed seed" in page.locator("#dice").inner_text()
             shot(page, "4-replay-dice")

@@ -115,6 +115,9 @@ async def test_two_fallen_players_are_matched_play_and_are_rated(stack: Stack) -
     # given alice (wanting the hero) and bob queued for ranked Fallen
     ta = await enqueue(stack, "alice", "fallen", "ranked", role="hero")
     tb = await enqueue(stack, "bob", "fallen", "ranked")
+    # (times come as Timestamps too; the float seconds are deprecated)
+    assert ta.queued_time.ToNanoseconds() == round(ta.queued_at * 1e9)
+    assert ta.expires_time.ToNanoseconds() == round(ta.expires_at * 1e9) > 0
     # when the matchmaker runs, both receive MatchFound for one game with different seats
     a, b = await matched(stack, "alice", ta.ticket_id), await matched(stack, "bob", tb.ticket_id)
     assert a.state == b.state == pb.TICKET_STATE_MATCHED

@@ -8,6 +8,7 @@ import random
 import sqlite3
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from datetime import UTC
 from pathlib import Path
 
 import grpc
@@ -160,6 +161,13 @@ async def test_read_events_returns_only_what_the_seat_may_see(server):
     assert vis_a <= {'"public"', '["a"]'} and '["a"]' in vis_a
     assert {json.dumps(value_to_py(e.visibility)) for e in spectator.events} == {'"public"'}
     assert a.head_version == stored[-1].version and a.next_version == stored[-1].version + 1
+    # each event's time comes as a Timestamp too (occurred_at, its ISO form, is deprecated)
+    first = a.events[0]
+    assert (
+        first.occurred_time.ToDatetime(tzinfo=UTC)
+        .isoformat()
+        .startswith(first.occurred_at.replace("Z", "+00:00")[:19])
+    )
     dealt = [e for e in stored if e.type == "CardDealt"]
     assert len([e for e in a.events if e.type == "CardDealt"]) == 1
     b_card = next(e.data["card"] for e in dealt if e.data["seat"] == "b")

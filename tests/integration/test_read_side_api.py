@@ -125,7 +125,10 @@ async def test_list_games_shows_games_in_progress_before_finished_ones(api: Serv
         await asyncio.sleep(0.05)
     assert [(g.game_id, g.ended) for g in listed.games] == [("live", False), ("done", True)]
     assert listed.games[0].game == "toy" and listed.games[0].version == version
-    assert dict(listed.games[0].seats) == {"a": "p-a-live", "b": "p-b-live"}
+    # an outsider sees the seats without player ids; a player of the game sees them
+    assert dict(listed.games[0].seats) == {"a": "", "b": ""}
+    mine = await api.stub.ListGames(pb.ListGamesRequest(), metadata=md("p-a-live"))
+    assert dict(mine.games[0].seats) == {"a": "p-a-live", "b": "p-b-live"}
     only = await api.stub.ListGames(pb.ListGamesRequest(limit=1), metadata=md("anyone"))
     assert [g.game_id for g in only.games] == ["live"]
 

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import grpc
 import pytest
+from fallen.projections.v1 import projections_pb2 as ppb
+from fallen.projections.v1 import projections_pb2_grpc as ppb_grpc
 from fallen.rules.v1 import rules_pb2, rules_pb2_grpc
 
 from services.app import serve
 from services.platform.auth import issue_token
-from services.platform.grpcx.structs import to_struct
+from services.platform.grpcx.structs import struct_to_py, to_struct
 from services.platform.store.sqlite import SqliteEventStore
+from services.rules.worlds.cards import catalog
+from services.rules.worlds.decks import MAX_DECK_ENTRIES
 
 SEATS = {"p1": "alice", "p2": "bob"}
 PLAYER = {"p1": "alice", "p2": "bob"}
@@ -132,3 +136,56 @@ async def test_every_bad_input_status_and_nothing_appended(stub):
         metadata=md(PLAYER[seat]),
     )
     assert done.version > game.version
+
+
+@pytest.fixture
+async def served(tmp_path, monkeypatch):
+    monkeypatch.setenv("FALLEN_DEV", "1")
+    monkeypatch.delenv("FALLEN_JWT_SECRET", raising=False)
+    monkeypatch.delenv("FALLEN_VIEWS", raising=False)
+    store = SqliteEventStore(tmp_path / "lib.db")
+    backend = await serve(store, "127.0.0.1:0")
+    channel = grpc.aio.insecure_channel(f"127.0.0.1:{backend.port}")
+    yield rules_pb2_grpc.RulesServiceStub(channel), ppb_grpc.ProjectionServiceStub(channel)
+    await channel.close()
+    await backend.stop()
+
+
+async def test_a_400_card_library_is_dealt_and_an_oversized_request_is_refused(served):
+    # "there is no limit to the size of your Library (minimum or maximum)"
+    rules, projections = served
+    # given p1 brings 400 cards (no card over five copies) as a list of card ids
+    big = [c.id for c in catalog().cards.values() if not c.special for _ in range(5)][:400]
+    created = await rules.CreateGame(
+        rules_pb2.CreateGameRequest(
+            game="worlds",
+            game_id="big",
+            seats=SEATS,
+            options=to_struct({"decks": {"p1": big, "p2": "uea"}}),
+        ),
+        metadata=md("alice"),
+    )
+    # then the game starts: the deck service dealt p1 its hand, the rest wait face down
+    view = await projections.GetView(
+        ppb.GetViewRequest(game_id="big", seat="p1", min_version=created.version, wait_ms=10_000),
+        metadata=md("alice"),
+    )
+    p1 = struct_to_py(view.view)["sides"]["p1"]
+    assert len(p1["hand"]) >= 5 and p1["library"] + len(p1["hand"]) == 400
+    assert set(p1["hand"]) <= set(big)
+    # given a request whose deck option lists more entries than the documented bound
+    over = ["uea_marine"] * (MAX_DECK_ENTRIES + 1)
+    req = rules_pb2.CreateGameRequest(
+        game="worlds", game_id="over", seats=SEATS, options=to_struct({"decks": {"p1": over}})
+    )
+    # then it is refused as bad input naming the field and the bound, and nothing is created
+    await expect(
+        grpc.StatusCode.INVALID_ARGUMENT,
+        rules.CreateGame(req, metadata=md("alice")),
+        "options.decks.p1",
+        f"more than {MAX_DECK_ENTRIES} entries",
+    )
+    await expect(
+        grpc.StatusCode.NOT_FOUND,
+        rules.GetGame(rules_pb2.GetGameRequest(game_id="over"), metadata=md("alice")),
+    )

@@ -41,13 +41,17 @@ class Replicas:
 
     endpoints: list[str]
     stub: Any = rules_pb2_grpc.RulesServiceStub
+    interceptors: list[Any] = field(default_factory=list)  # e.g. PoolRouting (the door)
     retries: int = 0
     channels: list[grpc.aio.Channel] = field(default_factory=list)
     stale: list[grpc.aio.Channel] = field(default_factory=list)
     at: dict[int, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        self.channels = [grpc.aio.insecure_channel(e) for e in self.endpoints]
+        self.channels = [
+            grpc.aio.insecure_channel(e, interceptors=self.interceptors or None)
+            for e in self.endpoints
+        ]
         self.stubs = [self.stub(c) for c in self.channels]
 
     def repoint(self, endpoints: list[str]) -> None:

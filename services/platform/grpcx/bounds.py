@@ -24,6 +24,10 @@ INT_TYPES = {
     FieldDescriptor.TYPE_SFIXED64,
 }  # fmt: skip
 ID_SUFFIXES = ("_id", "_ids")
+# JSON trees (google.protobuf.Struct): a field path names the keys a client wrote
+# (`options.decks.p1`), not the wrapper messages (`options.fields.struct_value...`).
+STRUCT = "google.protobuf.Struct"
+JSON_NODES = {STRUCT, "google.protobuf.Value", "google.protobuf.ListValue"}
 ID_NAMES = {"seat", "kind", "game", "zone", "purpose", "deck", "pile", "subject", "visible_to"}
 
 
@@ -68,10 +72,12 @@ def check_request(message: Message, limits: Limits = LIMITS) -> None:
 def _walk(message: Message, path: str, depth: int, limits: Limits, budget: list[int]) -> None:
     if depth > limits.message_depth:
         raise InvalidArgument(path or "request", f"nests deeper than {limits.json_depth} levels")
+    json_node = message.DESCRIPTOR.full_name in JSON_NODES
     for field, value in message.ListFields():
-        name = f"{path}.{field.name}" if path else field.name
+        name = path if json_node else (f"{path}.{field.name}" if path else field.name)
         if field.message_type is not None and field.message_type.GetOptions().map_entry:
-            _check_map(field, value, name, depth, limits, budget)
+            keyed = message.DESCRIPTOR.full_name == STRUCT
+            _check_map(field, value, name, depth, limits, budget, keyed=keyed)
         elif field.is_repeated:
             if len(value) > limits.repeated:
                 raise InvalidArgument(name, f"has more than {limits.repeated} entries")
@@ -82,7 +88,14 @@ def _walk(message: Message, path: str, depth: int, limits: Limits, budget: list[
 
 
 def _check_map(
-    field: FieldDescriptor, value: object, name: str, depth: int, limits: Limits, budget: list[int]
+    field: FieldDescriptor,
+    value: object,
+    name: str,
+    depth: int,
+    limits: Limits,
+    budget: list[int],
+    *,
+    keyed: bool = False,
 ) -> None:
     entries = dict(value)  # type: ignore[call-overload]
     if len(entries) > limits.repeated:
@@ -95,7 +108,8 @@ def _check_map(
         if isinstance(key, str):
             _check_string(key, f"{name} key", field.name, limits, budget, strict=True)
         _check_value(key_field, "key", key, name, depth, limits, budget)
-        _check_value(value_field, field.name, item, name, depth, limits, budget)
+        at = (f"{name}.{key}" if name else str(key)) if keyed else name
+        _check_value(value_field, field.name, item, at, depth, limits, budget)
 
 
 def _check_value(

@@ -23,6 +23,7 @@ from services.platform.errors import (
     Unavailable,
     VersionConflict,
 )
+from services.platform.quotas import QuotaExceeded
 from services.platform.store.base import one_fsync
 
 log = logging.getLogger("fallen.rpc")
@@ -39,6 +40,7 @@ STATUS_OF: list[tuple[type[DomainError], grpc.StatusCode]] = [
     (Unauthenticated, grpc.StatusCode.UNAUTHENTICATED),
     (PermissionDenied, grpc.StatusCode.PERMISSION_DENIED),
     (Unavailable, grpc.StatusCode.UNAVAILABLE),
+    (QuotaExceeded, grpc.StatusCode.RESOURCE_EXHAUSTED),
 ]
 
 MAX_REASON = 500  # characters of an error sent to a client or logged (a backstop: errors
@@ -62,8 +64,44 @@ def status_for(exc: DomainError) -> grpc.StatusCode:
     return grpc.StatusCode.FAILED_PRECONDITION
 
 
-def rpc(
+ANONYMOUS = Principal(subject="spectator:anonymous", is_service=False, is_spectator=True)
+
+
+def caller(metadata: tuple[tuple[str, str | bytes], ...] | None, public: bool = False) -> Principal:
+    """Return the caller of an RPC; a public RPC called without a token is ANONYMOUS (a
+    token that is sent must still be valid)."""
+    if public and not any(k.lower() == "authorization" for k, _ in metadata or ()):
+        return ANONYMOUS
+    return principal_from_metadata(metadata)
+
+
+def public_rpc(
     fn: Handler,
+) -> Callable[[Any, Any, grpc.aio.ServicerContext], Awaitable[Any]]:
+    """Like rpc, for RPCs anyone may call without a token (as an anonymous spectator)."""
+    return rpc(fn, public=True)
+
+
+def error_details(
+    exc: DomainError, code: grpc.StatusCode, reason: str
+) -> tuple[tuple[str, bytes], ...]:
+    """Return the trailing metadata of a refusal: a google.rpc.Status with RetryInfo for a
+    used-up quota (what grpc_status.rpc_status.from_call reads), else nothing."""
+    if not isinstance(exc, QuotaExceeded):
+        return ()
+    from google.protobuf import any_pb2, duration_pb2
+    from google.rpc import error_details_pb2, status_pb2
+
+    delay = duration_pb2.Duration()
+    delay.FromNanoseconds(max(1, int(exc.retry_after_s * 1e9)))
+    detail = any_pb2.Any()
+    detail.Pack(error_details_pb2.RetryInfo(retry_delay=delay))
+    status = status_pb2.Status(code=code.value[0], message=reason, details=[detail])
+    return (("grpc-status-details-bin", status.SerializeToString()),)
+
+
+def rpc(
+    fn: Handler, *, public: bool = False
 ) -> Callable[[Any, Any, grpc.aio.ServicerContext], Awaitable[Any]]:
     """Wrap a handler(self, request, context, principal): authenticate, map errors, measure.
 
@@ -76,7 +114,7 @@ def rpc(
         start = time.perf_counter()
         code = grpc.StatusCode.OK
         try:
-            principal = principal_from_metadata(context.invocation_metadata())
+            principal = caller(context.invocation_metadata(), public)
             store = getattr(self, "event_store", None)
             if store is None:
                 return await fn(self, request, context, principal)
@@ -88,7 +126,7 @@ def rpc(
             code = status_for(exc)
             reason = bounded_reason(str(exc))
             log.info("rpc refused", extra={"method": method, "code": code.name, "reason": reason})
-            await context.abort(code, reason)
+            await context.abort(code, reason, error_details(exc, code, reason))
         except Exception:
             code = grpc.StatusCode.INTERNAL
             log.exception("rpc failed", extra={"method": method})

@@ -51,6 +51,12 @@ def command(seat: str, kind: str, args: Mapping[str, Any]) -> Command:
     return cmd
 
 
+def command_list(commands: Sequence[Command]) -> list[dict[str, Any]]:
+    """Return commands as a view lists them: ``[{"kind": ..., "args": {...}}, ...]``, the
+    one shape of a legal command everywhere (ListLegalCommands, next_turn, views)."""
+    return [{"kind": c.kind, "args": dict(c.args)} for c in commands]
+
+
 # Deck request kinds and the kind of chance's answer to each (docs/deck.md).
 DECK_ANSWERS: Final[Mapping[str, str]] = {
     "deck_form": "deck_formed",

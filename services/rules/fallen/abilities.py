@@ -17,11 +17,21 @@ from services.rules.fallen.flow import Ctx
 from services.rules.fallen.state import DL
 
 FIXED_IN: Final = 2  # the card-data version whose games follow these rules
+# the card-data version from which games follow the rulebook read again (register "v4"):
+# the rules of dealt games made whole, Block per card, thresholds at all times, ...
+REREAD_IN: Final = 4
 
 
 def from_ability(ctx: Ctx, src: str) -> bool:
     """Return whether an effect comes from the active Creature's own ability."""
     return since(FIXED_IN) and bool(src) and src == ctx.peek("ch.creature")
+
+
+def shield_of(ctx: Ctx) -> str:
+    """Return the counter holding the block the active Creature's own ability gave: its
+    slot's (data 4+, it protects that Creature only), else the Dungeon Lord's."""
+    slot = ctx.peek("ch.slot")
+    return f"shield.slot.{slot}" if since(REREAD_IN) and slot is not None else f"shield.{DL}"
 
 
 def record(ctx: Ctx, what: str, n: int) -> None:
@@ -43,7 +53,8 @@ def end_ability(ctx: Ctx, why: str) -> None:
         ctx.setv("ch.mods", kept)
     block = int(ctx.peek("ch.ability_gave.block", 0))
     if block:
-        ctx.add(f"shield.{DL}", -min(block, ctx.count(f"shield.{DL}")), why)
+        shield = shield_of(ctx)
+        ctx.add(shield, -min(block, ctx.count(shield)), why)
         ctx.setv("ch.ability_gave.block", None)
     swords = int(ctx.peek("ch.ability_gave.swords", 0))
     if swords:

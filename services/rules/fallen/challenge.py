@@ -6,21 +6,28 @@ and "Challenge Summary"); each step reads the challenge vars ("ch.*") it needs.
 
 from __future__ import annotations
 
+from typing import Final
+
 from services.rules.fallen import decks
 from services.rules.fallen import derived as dv
-from services.rules.fallen.cards import card
+from services.rules.fallen.abilities import REREAD_IN
+from services.rules.fallen.cards import card, since
 from services.rules.fallen.effects import run_effects
 from services.rules.fallen.flow import Args, Ctx, answer, task
 from services.rules.fallen.state import DL, HERO, other
 from services.rules.fallen.windows import ultimate_ready, use_ultimate
+
+# the standing blocks, emptied when a challenge starts and ends: each seat's, and each
+# Creature's own (data 4+, on its slot)
+SHIELDS: Final = (f"shield.{HERO}", f"shield.{DL}", *(f"shield.slot.{s}" for s in dv.SLOTS))
 
 
 @task("challenge")
 def _challenge(ctx: Ctx, a: Args) -> None:
     """Start a challenge: set its attribute, difficulty and stakes, and queue its steps."""
     ctx.emit("vars_cleared", {"prefix": "ch."})
-    for seat in (HERO, DL):
-        ctx.set_to(f"shield.{seat}", 0, "new challenge")
+    for shield in SHIELDS:
+        ctx.set_to(shield, 0, "new challenge")
     final = a["kind"] == "final"
     ctx.setv("between_stages", None)
     ctx.setv("ch.kind", a["kind"])
@@ -59,14 +66,16 @@ def _challenge(ctx: Ctx, a: Args) -> None:
         ("judge", {}),
         ("result_abilities", {}),
         ("window_open", {"name": "after_result", "who": DL}),
-        ("claim_cards", {}),
-        ("winner_xp", {}),
-        ("tokens", {"role": "winner"}),
     ]
+    # the stake is claimed after both seats' Reward tokens (Challenge Summary 5-7; data 4+)
+    stake_last = since(REREAD_IN)
+    steps += [] if stake_last else [("claim_cards", {})]
+    steps += [("winner_xp", {}), ("tokens", {"role": "winner"})]
     if final:
         steps += [
             ("fb_claim", {}),
             ("tokens", {"role": "loser"}),
+            *([("claim_cards", {})] if stake_last else []),
             ("rewards_claimed", {}),
             ("replace_dead", {}),
             ("challenge_end", {}),
@@ -76,6 +85,7 @@ def _challenge(ctx: Ctx, a: Args) -> None:
     else:
         steps += [
             ("tokens", {"role": "loser"}),
+            *([("claim_cards", {})] if stake_last else []),
             ("rewards_claimed", {}),
             ("replace_dead", {}),
             ("challenge_end", {}),
@@ -165,7 +175,7 @@ def _winner_xp(ctx: Ctx, a: Args) -> None:
 def _challenge_end(ctx: Ctx, a: Args) -> None:
     for t in ctx.zone("reward.tokens"):
         ctx.move(t, "reward.tokens", "reward.discard")
-    for seat in (HERO, DL):
-        ctx.set_to(f"shield.{seat}", 0, "challenge over")
+    for shield in SHIELDS:
+        ctx.set_to(shield, 0, "challenge over")
     ctx.note("challenge_ended")
     ctx.emit("vars_cleared", {"prefix": "ch."})

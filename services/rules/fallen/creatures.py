@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from services.rules.fallen import decks
 from services.rules.fallen import derived as dv
-from services.rules.fallen.abilities import FIXED_IN
+from services.rules.fallen.abilities import FIXED_IN, REREAD_IN
 from services.rules.fallen.cards import card, since
 from services.rules.fallen.effects import run_effects
 from services.rules.fallen.flow import Args, Ctx, answer, task
@@ -263,3 +263,5 @@ def _picked_slot(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
     if since(FIXED_IN):
         gain_new_dice(ctx, before)  # a die added to the active Creature is gained at once
     ctx.note("card_bound", card=cid, slot=slot, binding=binding)
+    if since(REREAD_IN):  # Hex of Frailty may lower an armor to the Wounds on it
+        ctx.push(("thresholds", {}))

@@ -11,7 +11,13 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from services.rules.fallen import derived as dv
-from services.rules.fallen.abilities import FIXED_IN, end_ability, from_ability, record
+from services.rules.fallen.abilities import (
+    FIXED_IN,
+    end_ability,
+    from_ability,
+    record,
+    shield_of,
+)
 from services.rules.fallen.cards import card, since
 from services.rules.fallen.flow import Args, Ctx, answer, task
 from services.rules.fallen.state import DL, HERO, State, other
@@ -299,13 +305,16 @@ def _heal(ctx: Ctx, seat: str, arg: Any, src: str) -> None:
 def _block(ctx: Ctx, seat: str, arg: Any, src: str) -> None:
     """Block n Wounds: while Wounds are being dealt to the seat, those Wounds only
     (data 2+, "A number of Wound tokens are canceled equal to the amount of the block");
-    otherwise ("this challenge") a shield standing until the challenge ends (register #5)."""
+    otherwise ("this challenge") a shield standing until the challenge ends (register #5).
+    A Creature's own block protects that Creature only (data 4+: "Block is an ability to
+    protect a Hero or Creature"), so it stands on its slot (`shield.slot.N`)."""
     n = _n(arg)
     if since(FIXED_IN) and ctx.peek("dealing") == seat:
         ctx.add(f"parry.{seat}", n, "block")
         return
-    ctx.add(f"shield.{seat}", n, "block")
-    if from_ability(ctx, src):
+    own = from_ability(ctx, src)
+    ctx.add(shield_of(ctx) if own else f"shield.{seat}", n, "block")
+    if own:
         record(ctx, "block", n)
 
 

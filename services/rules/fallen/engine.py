@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from services.platform.errors import InvalidArgument, RuleViolation
-from services.rules.engine.api import Command, Event, Setup
+from services.platform.errors import InvalidArgument
+from services.rules.engine.api import Command, Event, Setup, command_list
 from services.rules.engine.engine import KernelRules
 from services.rules.engine.flow import Args
 
@@ -98,6 +98,15 @@ def card_data_of(options: Mapping[str, Any]) -> int:
     return _version_option(options, CARD_DATA, VERSIONS, "card-data version")
 
 
+# the options a Fallen game takes: its data versions and the bots pool's settings
+KNOWN_OPTIONS: Final = (
+    CARD_DATA,
+    RECORD_FORMAT,
+    "bots",
+    "bot_policy",
+    "bot_policies",
+    "bot_seed",
+)
 RECORD_FORMATS: Final = (1, 2)
 NEWEST_RECORD: Final = 2
 
@@ -125,7 +134,13 @@ class FallenRules(KernelRules):
         return _refusal(state, command, pending)
 
     def new_game_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
-        """Return a new game's options with the card-data version pinned (newest by default)."""
+        """Return a new game's options with the card-data version pinned (newest by default);
+        an option Fallen does not know is INVALID_ARGUMENT naming it."""
+        unknown = sorted(str(k) for k in options if k not in KNOWN_OPTIONS)
+        if unknown:
+            raise InvalidArgument(
+                f"options.{unknown[0][:40]}", f"unknown option; known: {KNOWN_OPTIONS}"
+            )
         pinned = dict(options)
         pinned[CARD_DATA] = card_data_of({CARD_DATA: LATEST, **options})
         pinned[RECORD_FORMAT] = record_format_of({RECORD_FORMAT: NEWEST_RECORD, **options})
@@ -166,7 +181,7 @@ class FallenRules(KernelRules):
 
     def _created(self, game_id: str, setup: Setup, place: Callable[[Ctx], None]) -> list[Event]:
         if set(setup.seats) != set(SEATS):
-            raise RuleViolation(f"fallen needs exactly the seats {', '.join(SEATS)}")
+            raise InvalidArgument("seats", f"fallen needs exactly the seats {', '.join(SEATS)}")
         version = card_data_of(setup.options)
         record = record_format_of(setup.options)
         with using(version):
@@ -189,7 +204,9 @@ class FallenRules(KernelRules):
         with using(version_of(state)):
             view = build_view(state, seat)
             if seat is not None:
-                view["legal"] = [[c.kind, dict(c.args)] for c in self.legal_commands(state, seat)]
+                legal = self.legal_commands(state, seat)
+                view["commands"] = command_list(legal)
+                view["legal"] = [[c.kind, dict(c.args)] for c in legal]  # deprecated: commands
             return view
 
     def outcome(self, state: State) -> dict[str, Any] | None:

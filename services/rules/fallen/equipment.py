@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Final
 
-from services.rules.fallen.cards import card
+from services.rules.fallen.abilities import REREAD_IN
+from services.rules.fallen.cards import card, since
 from services.rules.fallen.flow import Args, Ctx, answer, options, task
 from services.rules.fallen.state import HERO, State
 
@@ -57,6 +58,8 @@ def _equipped(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
     ctx.move(new, "hero.new_treasure", "hero.equipment")
     ctx.exhaust(new, False)
     ctx.note("equipped", card=new)
+    if since(REREAD_IN):  # an Armor card with fewer points than the Wounds carried over
+        ctx.push(("thresholds", {}))
 
 
 @task("pick_destroy")

@@ -8,7 +8,8 @@ from typing import Final
 from services.rules.engine.api import NOBODY
 from services.rules.fallen import decks
 from services.rules.fallen import derived as dv
-from services.rules.fallen.cards import card, catalog, catalog_of, data_version
+from services.rules.fallen.abilities import REREAD_IN
+from services.rules.fallen.cards import card, catalog, catalog_of, data_version, since
 from services.rules.fallen.flow import Args, Ctx, answer, record_format, task
 from services.rules.fallen.skills import learn
 from services.rules.fallen.state import DL, HERO, zone_public
@@ -99,6 +100,11 @@ def _setup(ctx: Ctx, a: Args) -> None:
 def _hero_chosen(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
     ctx.setv("char.hero", args["character"])
     ctx.note("character_chosen", seat=HERO, character=args["character"])
+    if since(REREAD_IN):  # Hero Setup (steps 8-13) before Dungeon Lord Setup (14-19)
+        for cid in card(args["character"])["equipment"]:
+            ctx.move(cid, "basic", "hero.equipment")
+        _ask_skill(ctx)
+        return
     ctx.push(("choose_dl", {}))
 
 
@@ -117,6 +123,14 @@ def _choose_dl(ctx: Ctx, a: Args) -> None:
 def _dl_chosen(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
     ctx.setv("char.dungeon_lord", args["character"])
     ctx.note("character_chosen", seat=DL, character=args["character"])
+    if since(REREAD_IN):  # the Hero's starting Skill was chosen in Hero Setup
+        _decks(ctx, ctx.state.var("char.hero"), args["character"])
+        return
+    _ask_skill(ctx)
+
+
+def _ask_skill(ctx: Ctx) -> None:
+    """Ask the Hero for his starting level I Skill (Hero Setup step 11)."""
     hero = ctx.state.var("char.hero")
     firsts = [c for c in dv.skills_of(hero) if int(card(c)["rank"]) == 1]
     ctx.ask(
@@ -130,12 +144,22 @@ def _dl_chosen(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
 
 @answer("choose_skill")
 def _skill_chosen(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
+    if since(REREAD_IN):  # then the Dungeon Lord Setup
+        ctx.push(("choose_dl", {}))
+        learn(ctx, args["skill"])
+        return
     hero, dl = ctx.state.var("char.hero"), ctx.state.var("char.dungeon_lord")
     for cid in card(hero)["equipment"]:
         ctx.move(cid, "basic", "hero.equipment")
+    _decks(ctx, hero, dl)
+    learn(ctx, args["skill"])
+
+
+def _decks(ctx: Ctx, hero: str, dl: str) -> None:
+    """Queue the Power, Creature and Final Battle decks' set-up, the first Creatures and the
+    Quest (the engine-held decks also shuffle the box's decks here, as games then did)."""
     if decks.dealt(ctx):
         ctx.push(*_dealt_decks(ctx, hero, dl))
-        learn(ctx, args["skill"])
         return
     steps: list[tuple[str, Args]] = []
     for seat, char in ((HERO, hero), (DL, dl)):
@@ -156,7 +180,6 @@ def _skill_chosen(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
     ]
     steps += [("deal_creatures", {}), ("quest", {})]
     ctx.push(*steps)
-    learn(ctx, args["skill"])
 
 
 def _dealt_decks(ctx: Ctx, hero: str, dl: str) -> list[tuple[str, Args]]:

@@ -6,7 +6,8 @@ from typing import Any, Final
 
 from services.rules.fallen import decks
 from services.rules.fallen import derived as dv
-from services.rules.fallen.cards import SHADOW, card
+from services.rules.fallen.abilities import REREAD_IN
+from services.rules.fallen.cards import SHADOW, card, since
 from services.rules.fallen.effects import run_effects
 from services.rules.fallen.flow import Args, Ctx, answer, task
 from services.rules.fallen.state import DL, HERO
@@ -37,11 +38,21 @@ def _quest_chosen(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
     choice = next(c for c in quest["choices"] if c["name"] == args["choice"])
     ctx.note("quest_choice", name=choice["name"], text=choice["text"], shadow=choice["shadow"])
     ctx.set_to("shadow", SHADOW.index(choice["shadow"]), "quest")
-    for seat in (HERO, DL):
-        ctx.set_to(f"charges.{seat}", dv.charge_slots(ctx, seat), "quest")
-    ctx.push(("story_stage", {}))
+    if since(REREAD_IN):  # step 4, the starting conditions, then step 5, the Charges
+        ctx.push(("quest_charges", {}), ("story_stage", {}))
+    else:
+        _quest_charges(ctx, {})
+        ctx.push(("story_stage", {}))
     for seat in (DL, HERO):
         run_effects(ctx, seat, list(choice.get(seat, ())), dv.character(ctx, DL)["id"])
+
+
+@task("quest_charges")
+def _quest_charges(ctx: Ctx, a: Args) -> None:
+    """Quest Stage 5: "Place three Charge tokens on the Charge slots of each player's
+    Character card" (every slot holds one; a Charge the Quest gave holds one already)."""
+    for seat in (HERO, DL):
+        ctx.set_to(f"charges.{seat}", dv.charge_slots(ctx, seat), "quest")
 
 
 # --- preparation (shared with the Final Battle) ----------------------------------------

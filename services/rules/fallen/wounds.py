@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from services.rules.fallen import decks
 from services.rules.fallen import derived as dv
-from services.rules.fallen.abilities import FIXED_IN, end_ability
+from services.rules.fallen.abilities import FIXED_IN, REREAD_IN, end_ability
 from services.rules.fallen.cards import card, since
 from services.rules.fallen.effects import run_effects
 from services.rules.fallen.flow import Args, Ctx, task
@@ -12,13 +12,17 @@ from services.rules.fallen.rolls import gain_new_dice, granted_dice
 from services.rules.fallen.state import DL, HERO
 
 
-def _absorb(ctx: Ctx, seat: str, n: int) -> int:
-    shield = ctx.count(f"shield.{seat}")
-    used = min(shield, n)
-    if used:
-        ctx.add(f"shield.{seat}", -used, "block")
-        ctx.note("wounds_blocked", seat=seat, n=used)
-    return n - used
+def _absorb(ctx: Ctx, seat: str, n: int, slot: int | None = None) -> int:
+    """Cancel Wounds with standing blocks: a Creature's own (its slot's) first, then the
+    seat's (an Ultimate's, a "this challenge" card's)."""
+    keys = [f"shield.slot.{slot}"] if seat == DL and slot is not None else []
+    for key in (*keys, f"shield.{seat}"):
+        used = min(ctx.count(key), n)
+        if used:
+            ctx.add(key, -used, "block")
+            ctx.note("wounds_blocked", seat=seat, n=used)
+            n -= used
+    return n
 
 
 @task("wound")
@@ -30,7 +34,7 @@ def _wound(ctx: Ctx, a: Args) -> None:
         if slot is None or dv.creature_in(ctx, slot) is None:
             ctx.note("wounds_discarded", n=n, reason="no live creature to take them")
             return
-    n = _absorb(ctx, side, n)
+    n = _absorb(ctx, side, n, a.get("slot"))
     if n <= 0:
         return
     args = dict(a, n=n)
@@ -70,7 +74,7 @@ def _parried(ctx: Ctx, side: str, n: int) -> int:
 @task("place_wound")
 def _place(ctx: Ctx, a: Args) -> None:
     side = a["side"]
-    n = _absorb(ctx, side, int(a["n"]))
+    n = _absorb(ctx, side, int(a["n"]), a.get("slot"))
     if since(FIXED_IN):
         n = _parried(ctx, side, n)
     if n <= 0:
@@ -106,6 +110,18 @@ def kill(ctx: Ctx, slot: int) -> None:
         end_ability(ctx, "killed")  # "canceled as soon as it leaves play" (data 2+)
 
 
+@task("thresholds")
+def _thresholds(ctx: Ctx, a: Args) -> None:
+    """Thresholds hold at all times (data 4+): after a card changed an armor rating (an
+    Armor card swapped, a Curse bound), a Creature whose Wounds equal or exceed its armor is
+    killed, and the Hero's armor is breached if its Wounds reach its rating."""
+    for slot in dv.live_slots(ctx):
+        wounds = ctx.count(f"wounds.slot.{slot}")
+        if wounds and wounds >= dv.creature_armor(ctx, slot):
+            kill(ctx, slot)
+    ctx.push(("breach_check", {}))
+
+
 @task("breach_check")
 def _breach_check(ctx: Ctx, a: Args) -> None:
     rating = dv.armor_rating(ctx)
@@ -123,25 +139,29 @@ def _draw_critical(ctx: Ctx, a: Args) -> None:
         ctx.note("no_critical_left")
         return
     if decks.dealt(ctx):  # dealt face up by the deck service (services/rules/fallen/decks.py)
-        ctx.push(decks.draw("critical.deck", "crit.hero", 1, ("critical_drawn", {})))
+        then: Args = {"before": granted_dice(ctx.state)} if since(REREAD_IN) else {}
+        ctx.push(decks.draw("critical.deck", "crit.hero", 1, ("critical_drawn", then)))
         return
     cid = ctx.zone("critical.deck")[0]
-    c = card(cid)
-    if since(FIXED_IN):
-        before = granted_dice(ctx.state)
-        ctx.move(cid, "critical.deck", "crit.dl" if c.get("omen") else "crit.hero")
-        gain_new_dice(ctx, before)  # "immediately gains the blue die" (Slowed)
-        ctx.push(("hand_limit", {"seat": HERO}), ("hand_limit", {"seat": DL}))  # at any time
-        run_effects(ctx, DL, list(c.get("effects", ())), cid)
-        return
-    ctx.move(cid, "critical.deck", "crit.dl" if c.get("omen") else "crit.hero")
-    run_effects(ctx, DL, list(c.get("effects", ())), cid)
+    before = granted_dice(ctx.state) if since(FIXED_IN) else None
+    ctx.move(cid, "critical.deck", "crit.dl" if card(cid).get("omen") else "crit.hero")
+    _in_play(ctx, cid, before)
 
 
 @task("critical_drawn")
 def _critical_drawn(ctx: Ctx, a: Args) -> None:
     for cid in a["cards"]:
-        c = card(cid)
-        if c.get("omen"):
+        if card(cid).get("omen"):
             ctx.move(cid, "crit.hero", "crit.dl")
-        run_effects(ctx, DL, list(c.get("effects", ())), cid)
+        _in_play(ctx, cid, a.get("before"))  # "before" only in games of card data 4+
+
+
+def _in_play(ctx: Ctx, cid: str, before: dict[str, list[str]] | None) -> None:
+    """A Critical card has come into play: with `before` (the dice granted before it, card
+    data 2+ engine-held decks, 4+ dealt), the dice it grants are gained at once ("the
+    Dungeon Lord immediately gains the blue die", Slowed) and both hands are checked
+    against their size ("at any time", Deep Cut); then its effects run."""
+    if before is not None:
+        gain_new_dice(ctx, before)
+        ctx.push(("hand_limit", {"seat": HERO}), ("hand_limit", {"seat": DL}))
+    run_effects(ctx, DL, list(card(cid).get("effects", ())), cid)

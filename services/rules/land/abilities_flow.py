@@ -10,7 +10,7 @@ from services.rules.land.abilities import BANK, USED, ability_of, ignorer, targe
 from services.rules.land.data import card
 from services.rules.land.economy import adjust
 from services.rules.land.flow import Args, Ctx, answer, options, sync_town, task
-from services.rules.land.play import apply_effects
+from services.rules.land.play import action_reason, apply_effects
 from services.rules.land.setup import is_solo
 from services.rules.land.state import game_options, players, town
 
@@ -170,4 +170,4 @@ def _play_resolve(ctx: Ctx, a: Args) -> None:
     """An Action card played on another seat, not ignored, acts and goes to the discard."""
     seat, c = a["seat"], a["card"]
     ctx.move(c, f"play.{seat}", "discard.action")
-    apply_effects(ctx, seat, a["target"], card(c)["effects"])
+    apply_effects(ctx, seat, a["target"], card(c)["effects"], action_reason(ctx))

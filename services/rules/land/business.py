@@ -28,6 +28,11 @@ def income(perks: Iterable[Perk]) -> int:
     return sum(int(p["n"]) for p in perks if p["kind"] == "income")
 
 
+def shared_income(perks: Iterable[Perk]) -> int:
+    """Return the Salvage Coins a chosen other faction receives too ("You each receive")."""
+    return sum(int(p["n"]) for p in perks if p["kind"] == "income" and p.get("shared"))
+
+
 def over_hand_limit(hand_size: int, limit: int) -> int:
     """Return how many Action cards must be discarded down to the hand limit."""
     return max(0, hand_size - limit)

@@ -30,7 +30,8 @@ NPCM_CLASSES = ("bounty_hunter", "raider", "assassin", "hitman")
 # version's decks are the cards with `since` at most that version.
 CARD_DATA = "card_data"
 FIRST_CARD_DATA = 1
-LATEST_CARD_DATA = 2
+LATEST_CARD_DATA = 3
+RULES_3 = 3  # the rules that came with card data 3 (docs/games/land.md 2.4): no new cards
 CARD_DATA_VERSIONS = tuple(range(FIRST_CARD_DATA, LATEST_CARD_DATA + 1))
 
 Card = dict[str, Any]

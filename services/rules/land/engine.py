@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from services.platform.errors import InvalidArgument
-from services.rules.engine.api import Command, Event, Setup
+from services.rules.engine.api import Command, Event, Setup, command_list
 from services.rules.engine.engine import KernelRules
 from services.rules.engine.state import State
 
@@ -67,6 +67,7 @@ SCHEMAS: dict[str, dict[str, type]] = {
     "move": {"x": int, "y": int},
     "use": {"card": str, "target?": str},
     "keep": {"card": str},
+    "share": {"target": str},
 }
 
 
@@ -145,7 +146,9 @@ class LandRules(KernelRules):
             "pending": pending,
         }
         if seat is not None:
-            view["legal"] = [[c.kind, dict(c.args)] for c in self.legal_commands(state, seat)]
+            legal = self.legal_commands(state, seat)
+            view["commands"] = command_list(legal)
+            view["legal"] = [[c.kind, dict(c.args)] for c in legal]  # deprecated: commands
         return view
 
     def outcome(self, state: State) -> dict[str, Any] | None:
@@ -160,6 +163,8 @@ class LandRules(KernelRules):
             "kind": result.get("kind", ""),
             "scores": result.get("scores", {}),
         }
+        if "opposing_winners" in result:  # Solo II (card data 3 on): who beat the player
+            out["opposing_winners"] = result["opposing_winners"]
         # solo variants record the turns taken in game_won; every game reports its turns
         out["turns"] = int(result.get("turns", state.count("turn")))
         return out

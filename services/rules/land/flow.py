@@ -8,8 +8,9 @@ from dataclasses import replace
 from services.rules.engine.api import PUBLIC
 from services.rules.engine.flow import Args, Ctx, Registry
 from services.rules.engine.state import State
+from services.rules.land.data import RULES_3, economy
 from services.rules.land.economy import Bank, Town
-from services.rules.land.state import ZONES, bank, town
+from services.rules.land.state import ZONES, bank, players, rules_from, town
 
 
 def _facts_only(state: State) -> bool:
@@ -19,6 +20,7 @@ def _facts_only(state: State) -> bool:
     return int(options.get("record_format", 1)) >= 2
 
 
+ACTION_CARD = "action card"  # the reason of an Action card's track changes (card data 3 on)
 REGISTRY = Registry("land", ZONES, compact=_facts_only, facts=_facts_only)
 task, answer, options = REGISTRY.task, REGISTRY.answer, REGISTRY.options
 
@@ -47,10 +49,19 @@ def sync_town(ctx: Ctx, seat: str, new: Town, reason: str) -> None:
     if ctx.state.var(f"ronin.{seat}") == "wandering":
         # Ronin: "They cannot gain and lose Town Health or Prestige until they successfully
         # complete a City/Rad Encounter card." An Event's bonus waits for the new mat.
-        if reason == "event":
+        gains = {
+            "prestige": new.prestige - old.prestige,
+            "town_health": new.town_health - old.town_health,
+        }
+        card_bonus = reason == ACTION_CARD
+        if card_bonus:
+            # "All bonus Prestige and Town Health are then applied from Spoils, Action and
+            # Characters they possess": an Action card's bonus waits too (not a loss)
+            gains = {k: max(0, v) for k, v in gains.items()}
+        if reason == "event" or (card_bonus and any(gains.values())):
             held = dict(ctx.state.var(f"ronin_bonus.{seat}", {}) or {})
-            held["prestige"] = held.get("prestige", 0) + new.prestige - old.prestige
-            held["town_health"] = held.get("town_health", 0) + new.town_health - old.town_health
+            for k, v in gains.items():
+                held[k] = held.get(k, 0) + v
             ctx.setv(f"ronin_bonus.{seat}", held)
         new = replace(new, prestige=old.prestige, town_health=old.town_health)
     ctx.add(f"prestige.{seat}", new.prestige - old.prestige, reason)
@@ -91,3 +102,13 @@ def sync_bank(ctx: Ctx, new: Bank) -> None:
             ctx.add(f"bank.tech.{t}", n - old.techs[t], "bank")
     if old.defense is not None and new.defense is not None:
         ctx.add("bank.defense", new.defense - old.defense, "bank")
+
+
+def wiped_draw(ctx: Ctx, seat: str) -> None:
+    """A party left with no Character and an empty Town Roster draws 2 Characters into its
+    roster, crowned in the next Purchase sub-phase (card data 3 on; docs 6.4)."""
+    if seat not in players(ctx.state) or not rules_from(ctx.state, RULES_3):
+        return  # a Solo II PVP Party has no roster; older games keep their rules
+    if not ctx.state.zone(f"roster.{seat}"):
+        n = int(economy()["wiped_party_draw"])
+        ctx.push(("draw", {"seat": seat, "deck": "characters", "n": n, "zone": f"roster.{seat}"}))

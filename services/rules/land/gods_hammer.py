@@ -8,8 +8,8 @@ from typing import Any
 
 from services.rules.engine.state import State
 from services.rules.land.checks import die_successes, skill_value
-from services.rules.land.data import DAMAGE_TYPES, factions
-from services.rules.land.flow import Args, Ctx, task
+from services.rules.land.data import DAMAGE_TYPES, RULES_3, factions
+from services.rules.land.flow import Args, Ctx, task, wiped_draw
 from services.rules.land.hexmap import GameMap, Hex, adjacent, game_map
 from services.rules.land.party import CROWNS
 from services.rules.land.setup_flow import D100, percentile
@@ -20,6 +20,7 @@ from services.rules.land.state import (
     own_town,
     players,
     pos,
+    rules_from,
     starting_techs,
     taken_factions,
 )
@@ -126,11 +127,14 @@ def _town_nuked_rolled(ctx: Ctx, a: Args) -> None:
     lost = sum(int(f) for f in a["faces"])
     start = set(starting_techs(ctx.state, seat))
     kept: dict[str, int] = {}
+    to_bank = limited_bank(ctx.state) and rules_from(ctx.state, RULES_3)
     for t in sorted(start | _techs(ctx.state, seat)):
         n = ctx.state.count(f"tech.{seat}.{t}")
         if n and t not in start:
             kept[t] = n
         ctx.add(f"tech.{seat}.{t}", -n, "town destroyed")
+        if n and to_bank:  # "Destroyed TTs are returned to the Bank" (as a sold one returns)
+            ctx.add(f"bank.tech.{t}", chips(ctx.state, n), "town destroyed")
     ctx.setv(f"saved_techs.{seat}", kept)
     ctx.setv(f"homeless.{seat}", True)
     before = ctx.state.count(f"th.{seat}")
@@ -162,6 +166,7 @@ def _regroup(ctx: Ctx, seat: str) -> None:
     if not any(member(ctx.state, seat, k) for k in CROWNS):
         ctx.setv(f"pos.{seat}", list(push_out(m, home(ctx.state, seat))))
         ctx.note("party_lost", seat=seat)
+        wiped_draw(ctx, seat)
         return
     to = push_out(m, pos(ctx.state, seat))
     ctx.setv(f"pos.{seat}", list(to))
@@ -226,8 +231,35 @@ def relocate(ctx: Ctx, seat: str) -> None:
     ctx.setv(f"home.{seat}", list(f["at"]))
     ctx.setv(f"homeless.{seat}", False)
     techs = dict(ctx.state.var(f"saved_techs.{seat}", {}))
-    for t in f["techs"]:
-        techs[t] = max(techs.get(t, 0), 1)
+    if rules_from(ctx.state, RULES_3):
+        # "they gain its Perks and previous Non-Starting TTs": only those, and with a
+        # limited Bank each comes from the Bank's stock (what it lacks is not regained)
+        techs = _from_bank(ctx, techs) if limited_bank(ctx.state) else techs
+    else:
+        for t in f["techs"]:
+            techs[t] = max(techs.get(t, 0), 1)
     for t, n in sorted(techs.items()):
         ctx.add(f"tech.{seat}.{t}", n, "joined a faction")
     ctx.note("faction_joined", seat=seat, faction=roll)
+
+
+def limited_bank(state: State) -> bool:
+    """Return whether the Bank's TT stock is limited (the Epic game, A Harsh Reality)."""
+    return bool(state.var("epic") or game_options(state).get("harsh_reality"))
+
+
+def chips(state: State, tiers: int) -> int:
+    """Return the Bank chips a TT of some tiers is: one, or one per tier under Modifier 1."""
+    return tiers if game_options(state).get("harsh_modifier_1") else 1
+
+
+def _from_bank(ctx: Ctx, wanted: dict[str, int]) -> dict[str, int]:
+    """Take the saved TTs from the Bank; return the tiers regained."""
+    got: dict[str, int] = {}
+    for t, n in sorted(wanted.items()):
+        stock = ctx.state.count(f"bank.tech.{t}")
+        tiers = n if chips(ctx.state, n) <= stock else min(n, stock)
+        if tiers:
+            got[t] = tiers
+            ctx.add(f"bank.tech.{t}", -chips(ctx.state, tiers), "joined a faction")
+    return got

@@ -6,13 +6,13 @@ from typing import Any
 
 from services.rules.land.abilities import ignorer
 from services.rules.land.damage import heal, is_dead, take_damage
-from services.rules.land.data import DAMAGE_TYPES, card
+from services.rules.land.data import DAMAGE_TYPES, RULES_3, card
 from services.rules.land.deeds import Weeks, gain
 from services.rules.land.economy import adjust
-from services.rules.land.flow import Args, Ctx, sync_town, task
+from services.rules.land.flow import ACTION_CARD, Args, Ctx, sync_town, task, wiped_draw
 from services.rules.land.gods_hammer import board, push_out
 from services.rules.land.party import CROWNS
-from services.rules.land.state import home, member, party, players, town
+from services.rules.land.state import home, member, party, players, rules_from, town
 
 
 def playable(ctx: Ctx, seat: str, timings: tuple[str, ...]) -> list[tuple[str, Args]]:
@@ -42,7 +42,13 @@ def play_card(ctx: Ctx, seat: str, c: str, target: str) -> None:
         return
     ctx.move(c, f"hand.{seat}", "discard.action")
     ctx.note("action_played", seat=seat, card=c, target=target, timing=card(c)["timing"])
-    apply_effects(ctx, seat, target, card(c)["effects"])
+    apply_effects(ctx, seat, target, card(c)["effects"], action_reason(ctx))
+
+
+def action_reason(ctx: Ctx) -> str:
+    """Return the reason an Action card's track changes carry: from card data 3 its own, so
+    a wandering Ronin holds the bonus (flow.sync_town); before, the one of every card."""
+    return ACTION_CARD if rules_from(ctx.state, RULES_3) else "card"
 
 
 def ignore_info(
@@ -55,13 +61,15 @@ def ignore_info(
     return info
 
 
-def apply_effects(ctx: Ctx, seat: str, target: str, effects: list[dict[str, Any]]) -> None:
+def apply_effects(
+    ctx: Ctx, seat: str, target: str, effects: list[dict[str, Any]], reason: str = "card"
+) -> None:
     """Apply effects for `seat`; red-dot effects (steal, damage, losses) hit `target`."""
     for e in effects:
         ((op, arg),) = e.items()
         if op in ("salvage", "prestige", "town_health"):
             who = target if (target != seat and int(arg) < 0) else seat
-            sync_town(ctx, who, adjust(town(ctx.state, who), **{op: int(arg)}), "card")
+            sync_town(ctx, who, adjust(town(ctx.state, who), **{op: int(arg)}), reason)
         elif op == "weeks":
             who = target if (target != seat and int(arg) < 0) else seat
             w = gain(
@@ -172,6 +180,7 @@ def _bury(ctx: Ctx, a: Args) -> None:
         back = push_out(board(ctx.state), home(ctx.state, seat))
         ctx.setv(f"pos.{seat}", list(back))
         ctx.note("party_lost", seat=seat)
+        wiped_draw(ctx, seat)
 
 
 @task("lose_random_spoils")

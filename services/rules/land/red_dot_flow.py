@@ -32,12 +32,25 @@ def _red_dot_draw(ctx: Ctx, a: Args) -> None:
     )
 
 
-def enter(ctx: Ctx, c: str, of: str, at: list[int]) -> None:
-    """An NPCM enters play for an opposing faction, unpaid, targeting the player."""
+def enter(ctx: Ctx, c: str, of: str, at: list[int], first_strike: bool = False) -> None:
+    """An NPCM enters play for an opposing faction, unpaid, targeting the player.
+
+    With `first_strike` (PVP option 1, card data 3 on) it "enters play at the player's Party
+    location and utilizes their First Strike": its listed damage hits a random crowned
+    Character at once (armor applies), before it acts in the NPCM step (register 35)."""
     ctx.move(c, f"play.{of}", f"npcm.{of}")
     entry = {"card": c, "hirer": of, "target": PLAYER, "at": at}
     ctx.setv("npcms", [*ctx.state.var("npcms", []), entry])
     ctx.note("npcm_entered", faction=of, card=c, at=at)
+    if first_strike:
+        ctx.note("npcm_first_strike", faction=of, card=c, target=PLAYER)
+        damage = sorted(card(c)["npcm"]["damage"].items())
+        ctx.push(
+            *[
+                ("damage", {"seat": PLAYER, "type": t, "n": int(n), "how": "random"})
+                for t, n in damage
+            ]
+        )
 
 
 @task("red_dot_play")
@@ -87,7 +100,7 @@ def _red_dotenter(ctx: Ctx, a: Args) -> None:
         then = ("red_dot_enter", {**a, "asked": True})
         ctx.push(("played_on_ask", ignore_info(of, c, PLAYER, then)))
         return
-    enter(ctx, c, of, list(a["at"]))
+    enter(ctx, c, of, list(a["at"]), bool(a.get("first_strike")))
 
 
 @task("red_dot_resolve")

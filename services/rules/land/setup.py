@@ -21,6 +21,8 @@ OPTION_KEYS = (
     "pvp_option",
     "record_format",
     "card_data",
+    "faction",
+    "opposing_factions",
 )
 RECORD_FORMATS = (1, 2)  # 2: facts only (kernel README, "compact engines"); absent: 1
 NEWEST_RECORD = 2
@@ -125,6 +127,7 @@ def validate_options(options: Mapping[str, Any]) -> dict[str, Any]:
     data = out.get("card_data", 1)  # absent: the original card data (games made before it)
     if isinstance(data, bool) or data not in CARD_DATA_VERSIONS:
         raise ValueError(f"options.card_data: must be one of {list(CARD_DATA_VERSIONS)}")
+    _validate_selection(out)
     if not isinstance(out.get("ronin", False), bool):
         raise ValueError("options.ronin: must be true or false")
     if out.get("ronin") and is_solo(out):
@@ -150,6 +153,32 @@ def _validate_solo2(out: dict[str, Any]) -> None:
     pvp = out.setdefault("pvp_option", 1)
     if isinstance(pvp, bool) or pvp not in PVP_OPTIONS:
         raise ValueError("options.pvp_option: must be 1 or 2")
+
+
+def _validate_selection(out: dict[str, Any]) -> None:
+    """Check `faction` (solo: "Select a Faction or roll 1d10") and `opposing_factions` (Solo
+    II: "Then randomly roll or select your Opposing Factions"); absent, they are rolled."""
+    rolls = range(1, 11)
+    chosen = out.get("faction")
+    if chosen is not None:
+        if not is_solo(out):
+            raise ValueError("options.faction: only with variant solo1 or solo2 (others roll)")
+        if isinstance(chosen, bool) or chosen not in rolls:
+            raise ValueError("options.faction: a faction number 1-10 (the map's chart)")
+    opp = out.get("opposing_factions")
+    if opp is None:
+        return
+    if out["variant"] != "solo2":
+        raise ValueError("options.opposing_factions: only with variant solo2")
+    if not isinstance(opp, list) or len(opp) != out["challenge"]:
+        raise ValueError(
+            f"options.opposing_factions: a list of {out['challenge']} faction numbers"
+            " (one per opposing faction of the challenge)"
+        )
+    if any(isinstance(f, bool) or f not in rolls for f in opp) or len(set(opp)) != len(opp):
+        raise ValueError("options.opposing_factions: distinct faction numbers 1-10")
+    if chosen is not None and chosen in opp:
+        raise ValueError("options.opposing_factions: must not include the player's faction")
 
 
 def accept_unique(taken: Sequence[int], roll: int) -> bool:

@@ -79,6 +79,12 @@ def _faction_roll(ctx: Ctx, a: Args) -> None:
         solo2 = is_solo2(ctx.state.var("options", {}))
         ctx.push(("opp_roll", {}) if solo2 else ("deal_start", {"i": 0}))
         return
+    chosen = ctx.state.var("options", {}).get("faction")
+    if chosen is not None:
+        # solo: "Select a Faction or roll 1d10 and refer to the chart" (the option `faction`)
+        ctx.note("faction_selected", seat=seats[i], faction=int(chosen))
+        _take_faction(ctx, i, int(chosen))
+        return
     ctx.roll(["d10"], f"faction of {seats[i]}", "faction_rolled", i=i)
 
 
@@ -88,10 +94,17 @@ def _faction_rolled(ctx: Ctx, a: Args) -> None:
     i, roll = int(a["i"]), int(a["faces"][0])
     seat = seats[i]
     taken = [faction_of(ctx.state, s) for s in seats[:i]]
+    taken += list(ctx.state.var("options", {}).get("opposing_factions") or [])  # selected
     ctx.note("faction_rolled", seat=seat, roll=roll, rerolled=roll in taken)
     if roll in taken:
         ctx.push(("faction_roll", {"i": i}))
         return
+    _take_faction(ctx, i, roll)
+
+
+def _take_faction(ctx: Ctx, i: int, roll: int) -> None:
+    """Seat i takes a faction: its town, its party marker there, its starting TTs."""
+    seat = players(ctx.state)[i]
     f = factions()[roll]
     ctx.setv(f"faction.{seat}", roll)
     ctx.setv(f"pos.{seat}", list(f["at"]))

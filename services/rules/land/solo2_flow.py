@@ -8,7 +8,7 @@ from types import MappingProxyType
 from services.rules.engine.api import ChanceRequest
 from services.rules.engine.state import State
 from services.rules.land.abilities import ignorer
-from services.rules.land.data import economy
+from services.rules.land.data import RULES_3, economy
 from services.rules.land.economy import adjust, lose_resource
 from services.rules.land.flow import Args, Ctx, answer, sync_town, task
 from services.rules.land.hexmap import distances, game_map
@@ -36,6 +36,7 @@ from services.rules.land.state import (
     game_options,
     opposing_factions,
     pos,
+    rules_from,
     starting_techs,
     town,
 )
@@ -81,7 +82,24 @@ def _opp_roll(ctx: Ctx, a: Args) -> None:
     if len(opposing(ctx.state)) >= level(ctx.state).factions:
         ctx.push(("deal_start", {"i": 0}))
         return
+    chosen = game_options(ctx.state).get("opposing_factions")
+    if chosen is not None:
+        # "Then randomly roll or select your Opposing Factions." (the option)
+        f = int(chosen[len(opposing(ctx.state))])
+        ctx.note("opposing_faction_selected", faction=f)
+        _oppose(ctx, f)
+        ctx.push(("opp_roll", {}))
+        return
     ctx.roll(["d10"], "opposing faction", "opp_rolled")
+
+
+def _oppose(ctx: Ctx, roll: int) -> None:
+    of = opposing_id(roll)
+    ctx.setv("opposing", [*opposing(ctx.state), roll])
+    # "retrieve two Faction Marker chips from each Opposing Faction and place them on the
+    # "Begin" on both victory tracks."
+    ctx.add(f"th.{of}", int(economy()["start_town_health"]), "setup")
+    ctx.add(f"prestige.{of}", int(economy()["start_prestige"]), "setup")
 
 
 @task("opp_rolled")
@@ -90,12 +108,7 @@ def _opp_rolled(ctx: Ctx, a: Args) -> None:
     taken = [faction_of(ctx.state, PLAYER), *opposing(ctx.state)]
     ctx.note("opposing_faction_rolled", roll=roll, rerolled=roll in taken)
     if roll not in taken:
-        of = opposing_id(roll)
-        ctx.setv("opposing", [*opposing(ctx.state), roll])
-        # "retrieve two Faction Marker chips from each Opposing Faction and place them on the
-        # "Begin" on both victory tracks."
-        ctx.add(f"th.{of}", int(economy()["start_town_health"]), "setup")
-        ctx.add(f"prestige.{of}", int(economy()["start_prestige"]), "setup")
+        _oppose(ctx, roll)
     ctx.push(("opp_roll", {}))
 
 
@@ -107,9 +120,16 @@ def _oftec(ctx: Ctx, a: Args) -> None:
     c, j = level(ctx.state), int(a["j"])
     if j == 0:
         ctx.set_to("se_left", c.se_cap, "secondary effects this turn")
-    if j >= c.rolls:
+    if rules_from(ctx.state, RULES_3):
+        # "Then the player rolls a 1d10 for each opposing Faction on the Opposing Faction
+        # Town Events Chart": four rolls at the Ultimate challenge too (register 35)
+        if j >= c.factions:
+            return
+        f = opposing(ctx.state)[j]
+    elif j >= c.rolls:
         return
-    f = opposing(ctx.state)[roller(c, ctx.state.count("turn"), j)]
+    else:
+        f = opposing(ctx.state)[roller(c, ctx.state.count("turn"), j)]
     lost = [int(x) for x in ctx.state.var("oftec_lost", [])]
     if f in lost:
         # "This Faction loses their roll next Town Events roll."
@@ -298,10 +318,12 @@ def _pvp1_draw(ctx: Ctx, a: Args) -> None:
             if c != n:
                 ctx.move(c, f"play.{of}", RED_DISCARD)
         at = list(pos(ctx.state, PLAYER))  # "enters play at the player's Party location"
+        strike = rules_from(ctx.state, RULES_3)  # "and utilizes their First Strike"
         if ignorer(ctx.state, PLAYER):  # the player may ignore it (a special ability)
-            ctx.push(("red_dot_enter", {"of": of, "card": n, "at": at}))
+            info = {"of": of, "card": n, "at": at, "first_strike": strike}
+            ctx.push(("red_dot_enter", info))
             return
-        enter(ctx, n, of, at)
+        enter(ctx, n, of, at, strike)
         return
     for c in drawn:
         ctx.move(c, f"play.{of}", RED_DISCARD)

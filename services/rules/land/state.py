@@ -8,7 +8,7 @@ from typing import Any
 from services.rules.engine.state import State
 from services.rules.engine.zones import ZoneRules
 from services.rules.land.damage import Member
-from services.rules.land.data import DAMAGE_TYPES, economy, factions
+from services.rules.land.data import DAMAGE_TYPES, card_data_of, economy, factions
 from services.rules.land.economy import Bank, Town
 from services.rules.land.party import CROWNS, Party
 from services.rules.land.zones import seen_by
@@ -77,6 +77,11 @@ def pos(state: State, seat: str) -> tuple[int, int]:
     """Return the hex of a seat's party."""
     x, y = state.var(f"pos.{seat}")
     return (int(x), int(y))
+
+
+def rules_from(state: State, version: int) -> bool:
+    """Return whether the game plays the rules of a card-data version or later (2.4)."""
+    return card_data_of(game_options(state)) >= version
 
 
 def game_options(state: State) -> dict[str, Any]:

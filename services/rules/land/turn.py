@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from services.rules.engine.state import State
 from services.rules.land.abilities import usable
-from services.rules.land.business import deal_counts, income, over_hand_limit
-from services.rules.land.data import card, economy
+from services.rules.land.business import deal_counts, income, over_hand_limit, shared_income
+from services.rules.land.data import RULES_3, card, economy
 from services.rules.land.deeds import Weeks, new_turn
 from services.rules.land.economy import adjust, lose_resource, production
 from services.rules.land.flow import Args, Ctx, answer, options, sync_town, task
@@ -13,9 +13,19 @@ from services.rules.land.gods_hammer import hammer_on
 from services.rules.land.hexmap import game_map
 from services.rules.land.setup import is_solo, is_solo2
 from services.rules.land.setup_flow import apply_simple
-from services.rules.land.state import game_options, perks_of, players, town
+from services.rules.land.state import (
+    faction_of,
+    game_options,
+    neutral_factions,
+    neutral_id,
+    opposing_factions,
+    perks_of,
+    players,
+    rules_from,
+    town,
+)
 from services.rules.land.town_events import roll_town_event
-from services.rules.land.victory import Standing, check_end_of_phase, solo_end
+from services.rules.land.victory import Standing, check_end_of_phase, solo2_end, solo_end
 from services.rules.land.zones import ends_phase, next_step, turn_order
 
 
@@ -110,19 +120,41 @@ def standings(ctx: Ctx) -> dict[str, Standing]:
     return out
 
 
+def opposing_standings(ctx: Ctx) -> dict[str, Standing]:
+    """Return each Solo II opposing faction's victory tracks and resources (`of<N>`)."""
+    if not is_solo2(game_options(ctx.state)):
+        return {}
+    owners = dict(ctx.state.var("resources", {}) or {})
+    out = {}
+    for f in opposing_factions(ctx.state):
+        of = f"of{f}"
+        held = sum(1 for o in owners.values() if o == of)
+        out[of] = Standing(ctx.state.count(f"prestige.{of}"), ctx.state.count(f"th.{of}"), held)
+    return out
+
+
 def victory(ctx: Ctx, last_phase: bool) -> bool:
     """Check victory at the end of a phase; end the game and return True when won."""
     st = standings(ctx)
     turn = ctx.state.count("turn")
     opts = game_options(ctx.state)
-    v = (solo_end if is_solo(opts) else check_end_of_phase)(st, opts, turn, last_phase)
+    if opts.get("max_turns") is None and rules_from(ctx.state, RULES_3):
+        # every game ends: without max_turns, after the turn limit by the tie-break (4)
+        opts["max_turns"] = int(economy()["turn_limit"])
+    opposing = opposing_standings(ctx) if rules_from(ctx.state, RULES_3) else {}
+    if opposing:  # Solo II: the opposing factions win by the same conditions
+        v = solo2_end(st, opposing, opts, turn, last_phase)
+    else:
+        v = (solo_end if is_solo(opts) else check_end_of_phase)(st, opts, turn, last_phase)
     if v is None:
         return False
     scores = {
         s: {"prestige": x.prestige, "town_health": x.town_health, "resources": x.resources}
-        for s, x in st.items()
+        for s, x in {**st, **opposing}.items()
     }
     result: dict[str, object] = {"winners": list(v.winners), "kind": v.kind, "scores": scores}
+    if opposing:
+        result["opposing_winners"] = list(v.opposing)
     if is_solo(opts):
         result["turns"] = turn  # "Record the number of Turns it took you" (solo variants)
     ctx.setv("result", result)
@@ -189,11 +221,34 @@ def _produce(ctx: Ctx, a: Args) -> None:
         draws += d
         ctx.note("resource_produced", seat=seat, resource=r, yields=dict(m.resources[r].yields))
     sync_town(ctx, seat, adjust(t, salvage=gain, town_health=th), "production")
+    shared = shared_income(perks)
+    if shared and rules_from(ctx.state, RULES_3) and len(players(ctx.state)) > 1:
+        # Cattle Drivers: "Each Town Business Phase chose another Faction. You each receive
+        # 3 Salvage Coins." (solo: "The player's Faction still receives their Salvage Coins")
+        opts = share_options(ctx.state, seat)
+        prompt = "choose another faction: it receives Salvage Coins too"
+        ctx.ask(seat, "share_income", "income_shared", prompt, opts, who=seat, n=shared)
     if usable(ctx.state, seat, ("resource_production",)):  # abilities (card data 2)
         ctx.push(("production_abilities", {"seat": seat}))
     for deck in draws:
         zone = f"hand.{seat}" if deck == "action" else f"auction.{seat}"
         ctx.push(("draw", {"seat": seat, "deck": deck, "n": 1, "zone": zone}))
+
+
+def share_options(state: State, seat: str) -> list[tuple[str, Args]]:
+    """Return the factions a shared income may go to: the other seats' factions (a wandering
+    Ronin has none), then every Neutral Faction (`nf<N>`: a faction no one plays)."""
+    others = [s for s in players(state) if s != seat and faction_of(state, s) is not None]
+    targets = others + [neutral_id(f) for f in neutral_factions(state)]
+    return [("share", {"target": t}) for t in targets]
+
+
+@answer("income_shared")
+def _income_shared(ctx: Ctx, data: Args, kind: str, args: Args) -> None:
+    seat, target, n = data["who"], args["target"], int(data["n"])
+    if target in players(ctx.state):
+        sync_town(ctx, target, adjust(town(ctx.state, target), salvage=n), "shared income")
+    ctx.note("income_shared", seat=seat, target=target, salvage=n)
 
 
 @task("auction")

@@ -24,6 +24,7 @@ class Victory:
 
     winners: tuple[str, ...]
     kind: str
+    opposing: tuple[str, ...] = ()  # Solo II: the opposing factions that won (or shared it)
 
 
 def thresholds(options: Mapping[str, Any]) -> tuple[int, int]:
@@ -76,6 +77,33 @@ def solo_end(
     if limit is not None and last_phase and turn >= int(limit):
         return Victory((), "turn_limit")
     return None
+
+
+def solo2_end(
+    standings: Mapping[str, Standing],
+    opposing: Mapping[str, Standing],
+    options: Mapping[str, Any],
+    turn: int,
+    last_phase: bool,
+) -> Victory | None:
+    """Return the Solo II result when the opposing factions can win (card data 3 on).
+
+    Their markers race on the same victory tracks, so the first to 20 Prestige or 80 Town
+    Health wins; reached together, the core tie-break decides among those who reached it (a
+    share with the player is the player's win too). Nobody by the turn limit: a loss."""
+    ((seat, s),) = standings.items()
+    need_p, need_th = thresholds(options)
+    every = {seat: s, **opposing}
+    reached = {k: x for k, x in every.items() if x.prestige >= need_p or x.town_health >= need_th}
+    if set(reached) == {seat}:
+        return solo_end(standings, options, turn, last_phase)
+    if reached:
+        best = tiebreak(reached)
+        others = tuple(k for k in best if k != seat)
+        if seat in best:
+            return Victory((seat,), "tiebreak", others)
+        return Victory((), "opposing_faction", others)
+    return solo_end(standings, options, turn, last_phase)
 
 
 def clamp_track(track: str, value: int) -> int:

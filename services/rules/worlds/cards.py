@@ -60,6 +60,12 @@ class Ability:
     per_turn: int = 1
 
 
+def heals(effects: tuple[Effect, ...]) -> bool:
+    """Whether effects heal: "cards that will also provide additional healing ... can only be
+    used during this phase" (Phase 2, Healing)."""
+    return any(e.op == "heal" for e in effects)
+
+
 @dataclass(frozen=True)
 class Card:
     """One card definition."""

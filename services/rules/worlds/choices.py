@@ -11,7 +11,7 @@ from typing import Any
 from services.rules.engine.api import Event
 from services.rules.worlds import effects, moves
 from services.rules.worlds.board import InPlay
-from services.rules.worlds.cards import Ability, Card, catalog
+from services.rules.worlds.cards import Ability, Card, catalog, heals
 from services.rules.worlds.facts import fact
 from services.rules.worlds.steps import plan_of
 from services.rules.worlds.table import Table
@@ -25,6 +25,24 @@ def _targets(table: Table, seat: str, ability_or_card: Card | Ability) -> list[s
     return effects.options(table.board, seat, kind) if kind else None
 
 
+def playable_now(table: Table, card: Card) -> bool:
+    """Whether a card from hand may be played in this phase: healing Events only in the
+    Healing phase, every other card in the Deploy phase (rules version 4 on; before, any
+    card whenever the seat could deploy)."""
+    if not table.phased:
+        return True
+    healing = card.type == "event" and heals(card.effects)
+    return healing == (table.turn.phase == "healing")
+
+
+def ability_phase(table: Table, ability: Ability) -> str:
+    """The phase an ability is limited to ("" = any): its own, or Healing for any ability
+    that heals (rules version 4 on; before, only the Heal keyword's)."""
+    if ability.phase or not table.phased:
+        return ability.phase
+    return "healing" if heals(ability.effects) else ""
+
+
 def deploy_options(table: Table, seat: str) -> list[Args]:
     """Cards from hand the seat can pay for and put into play or resolve now."""
     side = table.board.side(seat)
@@ -32,6 +50,8 @@ def deploy_options(table: Table, seat: str) -> list[Args]:
     for card_id in sorted(set(side.hand)):
         card = catalog()[card_id]
         if card.res > side.pool or (card.type == "scenario" and side.scenario_deployed):
+            continue
+        if not playable_now(table, card):
             continue
         if card.type == "attachment":
             out += [
@@ -66,7 +86,8 @@ def ability_options(table: Table, seat: str) -> list[Args]:
         for index, (ability, _) in enumerate(abilities_of(p)):
             if ability.cost > side.pool or p.used.count(index) >= ability.per_turn:
                 continue
-            if ability.phase and (ability.phase != phase or table.turn.active != seat):
+            limit = ability_phase(table, ability)
+            if limit and (limit != phase or table.turn.active != seat):
                 continue
             targets = _targets(table, seat, ability)
             base = {"uid": p.uid, "ability": index}

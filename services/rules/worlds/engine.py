@@ -6,7 +6,7 @@ import hashlib
 from typing import Any
 
 from services.platform.errors import InvalidArgument
-from services.rules.engine.api import Event, Setup
+from services.rules.engine.api import Event, Setup, command_list
 from services.rules.engine.engine import KernelRules
 from services.rules.engine.state import State, dumps, to_json
 from services.rules.worlds import (
@@ -18,7 +18,7 @@ from services.rules.worlds.board import stats
 from services.rules.worlds.facts import fact
 from services.rules.worlds.flow import CURRENT, REGISTRY, RULES_VERSION, emit
 from services.rules.worlds.state import SEATS, WorldsState
-from services.rules.worlds.table import Table
+from services.rules.worlds.table import PHASED, Table
 
 
 class WorldsRules(KernelRules):
@@ -51,8 +51,8 @@ class WorldsRules(KernelRules):
         return self._created(game_id, setup, CURRENT)
 
     def older_setups(self, game_id: str, setup: Setup) -> list[list[Event]]:
-        """Return how games of rules version 2 were created (the audit replays them so)."""
-        return [self._created(game_id, setup, 2)]
+        """Return how games of rules versions 3 and 2 were created (the audit replays them so)."""
+        return [self._created(game_id, setup, 3), self._created(game_id, setup, 2)]
 
     def _created(self, game_id: str, setup: Setup, rules_version: int) -> list[Event]:
         if set(setup.seats) != set(SEATS):
@@ -61,10 +61,14 @@ class WorldsRules(KernelRules):
         ctx = REGISTRY.ctx(WorldsState())
         ctx.emit("game_created", {"game_id": game_id})
         sizes = [opts.size(s) for s in SEATS]
-        emit(
-            ctx,
-            [fact("game_started", seats=list(SEATS), library_sizes=sizes, bots=list(opts.bots))],
+        # the pure rules read the version from game_started (games before PHASED lack it)
+        phased: dict[str, Any] = (
+            {"rules": rules_version} if opts.sealed and rules_version >= PHASED else {}
         )
+        started = fact(
+            "game_started", seats=list(SEATS), library_sizes=sizes, bots=list(opts.bots), **phased
+        )
+        emit(ctx, [started])
         if opts.sealed:  # the cards wait face down in the deck service: shuffle them there
             ctx.setv(RULES_VERSION, rules_version)
             forms: list[tuple[str, dict[str, Any]]] = [
@@ -82,7 +86,7 @@ class WorldsRules(KernelRules):
         assert isinstance(state, WorldsState)
         t = state.table
         p = state.pending
-        return {
+        view: dict[str, Any] = {
             "sides": {s.seat: _side(t, s.seat, seat) for s in t.board.sides},
             "play": [_card(t, c.uid) for c in t.board.play],
             "turn": {
@@ -96,6 +100,9 @@ class WorldsRules(KernelRules):
             "winner": state.winner,
             "next_uid": t.board.next_uid,
         }
+        if seat is not None:
+            view["commands"] = command_list(self.legal_commands(state, seat))
+        return view
 
     def outcome(self, state: State) -> dict[str, Any] | None:
         """The winner once over."""

@@ -10,7 +10,7 @@ from services.rules.worlds import moves
 from services.rules.worlds.board import Board, new_board, with_card
 from services.rules.worlds.cards import Stats
 from services.rules.worlds.frozen import renew
-from services.rules.worlds.table import Table, Turn
+from services.rules.worlds.table import BEFORE_PHASED, Table, Turn
 
 Fold = Callable[[Table, Mapping[str, Any]], Table]
 
@@ -29,7 +29,8 @@ def _board(fn: Callable[[Board, Mapping[str, Any]], Board]) -> Fold:
 def _started(t: Table, d: Mapping[str, Any]) -> Table:
     seats, sizes = d["seats"], d["library_sizes"]
     board = new_board((seats[0], seats[1]), (sizes[0], sizes[1]))
-    return Table(board=board, bots=tuple(d.get("bots", ())))
+    rules = int(d.get("rules", BEFORE_PHASED))
+    return Table(board=board, bots=tuple(d.get("bots", ())), rules=rules)
 
 
 def _turn(t: Table, d: Mapping[str, Any]) -> Table:

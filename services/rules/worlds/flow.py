@@ -10,7 +10,7 @@ from services.rules.engine.flow import Args, Ctx, Registry
 from services.rules.worlds import choices, steps
 from services.rules.worlds.facts import fact
 from services.rules.worlds.state import ZONES, WorldsState, evolve, library
-from services.rules.worlds.table import Table
+from services.rules.worlds.table import PHASED, Table
 
 
 def _facts_only(state: Any) -> bool:
@@ -39,9 +39,11 @@ def emit(ctx: Ctx, events: Sequence[Event]) -> None:
 # The kernel var naming the rules version a game was started with (docs/games/worlds.md,
 # "Rules versions"); absent in games recorded before version 2, which replay as they were.
 # Version 3 plays as version 2 and records only facts (no `flow` or `var_set` events).
+# Version 4 (table.PHASED) holds healing cards to the Healing phase and opens a priority
+# round in every phase.
 RULES_VERSION = "rules_version"
 FACTS_VERSION = 3
-CURRENT = 3
+CURRENT = PHASED
 
 
 def version(ctx: Ctx) -> int:
@@ -148,7 +150,8 @@ def _resources(ctx: Ctx, a: Args) -> None:
     seat = a["seat"]
     emit(ctx, steps.resources_phase(table(ctx), [int(f) for f in a["faces"]]))
     emit(ctx, steps.healing_phase(table(ctx)))
-    open_window(ctx, seat, False, ["draw_phase", {"seat": seat}])
+    # version 4: healing Events are played from hand in the Healing phase, and only then
+    open_window(ctx, seat, version(ctx) >= PHASED, ["draw_phase", {"seat": seat}])
 
 
 @task("draw_phase")

@@ -8,7 +8,7 @@ from typing import Any
 
 from services.platform.errors import InvalidArgument
 from services.rules.worlds.cards import catalog
-from services.rules.worlds.decks import DeckError, build_library
+from services.rules.worlds.decks import MAX_DECK_ENTRIES, DeckError, build_library
 
 SEATS = ("p1", "p2")
 DEFAULT_DECKS = {"p1": "uea", "p2": "daemons"}
@@ -17,7 +17,7 @@ BOT_POLICIES = ("easy", "random", "first", "heuristic", "search")
 # Set by the server when it seals the decks (docs/games/worlds.md, "Hidden libraries"):
 # the public options of a game carry each seat's library size, never its cards.
 SIZES = "libraries"
-MAX_LIBRARY = 500
+MAX_LIBRARY = MAX_DECK_ENTRIES  # a recorded size; every legal library is smaller
 
 
 @dataclass(frozen=True)

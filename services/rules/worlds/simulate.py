@@ -19,7 +19,7 @@ from services.rules.worlds.cards import catalog
 from services.rules.worlds.decks import build_library
 from services.rules.worlds.effects import run
 from services.rules.worlds.facts import fact
-from services.rules.worlds.table import Table
+from services.rules.worlds.table import LATEST, Table
 from services.rules.worlds.turn import RESOURCE_FACES, START_HAND
 
 SEATS = ("p1", "p2")
@@ -91,7 +91,7 @@ def start(seed: str, decks: Mapping[str, Any]) -> Game:
         draws = fair.Draws(hashlib.sha256(seed.encode()).digest(), "deck", seat, 0)
         game.libraries[seat] = fair.shuffle(draws, library)
     sizes = [len(game.libraries[s]) for s in SEATS]
-    game.emit([fact("game_started", seats=list(SEATS), library_sizes=sizes)])
+    game.emit([fact("game_started", seats=list(SEATS), library_sizes=sizes, rules=LATEST)])
     for seat in SEATS:
         game.draw(seat, START_HAND)
     return game
@@ -175,7 +175,7 @@ def play_turn(game: Game, seat: str) -> None:
     faces = [RESOURCE_FACES[game.uniform(6)] for _ in range(2)]
     game.emit(steps.resources_phase(game.table, faces))
     game.emit(steps.healing_phase(game.table))
-    use_and_deploy(game, seat, deploy=False)
+    use_and_deploy(game, seat, deploy=game.table.phased)  # healing Events (version 4 on)
     if game.libraries[seat]:
         game.draw(seat)
     else:

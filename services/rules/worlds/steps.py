@@ -21,26 +21,43 @@ def begin_turn(table: Table, seat: str) -> list[Event]:
     return [fact("turn_started", seat=seat, turn=table.turn.number + 1)]
 
 
+def _upkeep(table: Table, out: list[Event], healing: bool) -> list[Event]:
+    """The active seat's Scenario upkeep effects: the healing ones (or the others) only."""
+    seat = table.turn.active
+    for p in moves.of_type(table.board, seat, "scenario"):
+        effects = tuple(e for e in catalog()[p.card].on_upkeep if (e.op == "heal") == healing)
+        if effects:
+            events, _ = resolve_all(run(table, out), seat, effects, source=p.uid)
+            out = [*out, *events]
+    return out
+
+
 def resources_phase(table: Table, faces: Sequence[int]) -> list[Event]:
-    """Phase 1: empty the pool, add the higher die, Scenario upkeep, unlock every card."""
+    """Phase 1: empty the pool, add the higher die, Scenario upkeep, unlock every card
+    (rules version 4 on: a Scenario's healing waits for Phase 2, Healing)."""
     seat = table.turn.active
     gained = resources_gained(faces)
     out = [fact("resources_rolled", seat=seat, faces=list(faces), gained=gained, pool=gained)]
-    for p in moves.of_type(table.board, seat, "scenario"):
-        events, _ = resolve_all(run(table, out), seat, catalog()[p.card].on_upkeep, source=p.uid)
-        out += events
+    if table.phased:
+        out = _upkeep(table, out, healing=False)
+    else:
+        for p in moves.of_type(table.board, seat, "scenario"):
+            on_upkeep = catalog()[p.card].on_upkeep
+            events, _ = resolve_all(run(table, out), seat, on_upkeep, source=p.uid)
+            out += events
     return [*out, fact("cards_unlocked", seat=seat)]
 
 
 def healing_phase(table: Table) -> list[Event]:
-    """Phase 2: every damaged card of the active seat heals 1 (Regenerate: all)."""
+    """Phase 2: every damaged card of the active seat heals 1 (Regenerate: all), then its
+    Scenarios' healing upkeep (rules version 4 on)."""
     seat = table.turn.active
     out = [fact("phase_started", seat=seat, phase="healing")]
     for p in table.board.play:
         if p.owner == seat and p.damage:
             amount = p.damage if "regenerate" in keywords(table.board, p.uid) else 1
             out.append(fact("card_healed", uid=p.uid, amount=amount))
-    return out
+    return _upkeep(table, out, healing=True) if table.phased else out
 
 
 def empty_library_cost(table: Table) -> list[Event]:

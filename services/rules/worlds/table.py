@@ -6,6 +6,13 @@ from dataclasses import dataclass, field
 
 from services.rules.worlds.board import Board, new_board
 
+# Rules versions the pure rules tell apart (docs/games/worlds.md, "Rules versions"). From
+# PHASED on, healing cards work only in the Healing phase and both players may answer in
+# every phase; a game recorded before it (no `rules` in game_started) keeps its old rules.
+PHASED = 4
+LATEST = PHASED
+BEFORE_PHASED = 3
+
 
 @dataclass(frozen=True)
 class Turn:
@@ -29,3 +36,11 @@ class Table:
     turn: Turn = field(default_factory=Turn)
     winner: str = ""
     bots: tuple[str, ...] = ()
+    # the rules version (game_started `rules`; BEFORE_PHASED when absent); out of the repr,
+    # which the state hash reads, so hashes recorded before the field stay the same
+    rules: int = field(default=LATEST, repr=False)
+
+    @property
+    def phased(self) -> bool:
+        """Whether healing cards are held to the Healing phase (rules version 4 on)."""
+        return self.rules >= PHASED

@@ -46,6 +46,7 @@ class Creator:
         game_id: str,
         seats: Mapping[str, str],
         options: Mapping[str, Any],
+        seeds: Mapping[str, str] | None = None,
     ) -> str:
         self.made.append((game, dict(seats), dict(options)))
         return "c" * 64

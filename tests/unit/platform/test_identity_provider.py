@@ -118,18 +118,18 @@ def test_given_a_jwks_url_when_a_provider_token_arrives_then_its_player_is_the_c
     # when a token signed by the provider's key of each algorithm is verified
     principal = verify_token(keys.token(f"k-{alg}"))
     # then it names the player, never a service
-    assert (principal.subject, principal.is_service) == ("carol", False)
+    assert (principal.subject, principal.is_service) == ("idp:carol", False)
 
 
 def test_given_a_rotated_key_when_a_token_uses_the_new_kid_then_accepted_without_restart(
     keys: Keys, jwks_url: str
 ) -> None:
     # given the provider's keys were fetched once
-    assert verify_token(keys.token("k-RS256")).subject == "carol"
+    assert verify_token(keys.token("k-RS256")).subject == "idp:carol"
     # when the provider publishes a new key and signs with it
     keys.add("k-new", "ES256")
     # then the same process accepts it
-    assert verify_token(keys.token("k-new", sub="dave")).subject == "dave"
+    assert verify_token(keys.token("k-new", sub="dave")).subject == "idp:dave"
 
 
 def test_given_hs256_dev_tokens_when_a_provider_is_configured_then_they_still_work(
@@ -164,8 +164,8 @@ def test_given_small_clock_skew_when_verifying_then_leeway_accepts_it(
 ) -> None:
     # a token that expired 5 s ago and one valid from 5 s ahead pass the 30 s leeway
     now = int(time.time())
-    assert verify_token(keys.token("k-ES256", exp=now - 5)).subject == "carol"
-    assert verify_token(keys.token("k-ES256", nbf=now + 5)).subject == "carol"
+    assert verify_token(keys.token("k-ES256", exp=now - 5)).subject == "idp:carol"
+    assert verify_token(keys.token("k-ES256", nbf=now + 5)).subject == "idp:carol"
 
 
 def test_given_an_unknown_kid_or_a_foreign_key_when_verifying_then_unauthenticated(
@@ -211,14 +211,14 @@ def test_given_a_jwks_file_when_it_gains_a_key_then_the_new_kid_is_accepted(
     monkeypatch.setenv("FALLEN_JWT_KEY_FILE", str(path))
     monkeypatch.setenv("FALLEN_JWT_ISSUER", ISSUER)
     monkeypatch.setenv("FALLEN_JWT_AUDIENCE", AUDIENCE)
-    assert verify_token(keys.token("k-EdDSA")).subject == "carol"
+    assert verify_token(keys.token("k-EdDSA")).subject == "idp:carol"
     # when the file gains a key
     keys.add("k-file-2", "EdDSA")
     with pytest.raises(Unauthenticated, match="kid"):
         verify_token(keys.token("k-file-2"))
     path.write_text(json.dumps(keys.jwks()))
     # then its tokens are accepted without a restart
-    assert verify_token(keys.token("k-file-2")).subject == "carol"
+    assert verify_token(keys.token("k-file-2")).subject == "idp:carol"
 
 
 async def test_given_a_served_api_when_called_with_provider_tokens_then_statuses_match(

@@ -24,6 +24,13 @@ def deep_struct(levels: int) -> Struct:
     return out
 
 
+def _deck(n: int) -> Struct:
+    """Options whose deck for p1 lists n cards."""
+    out = Struct()
+    out.update({"decks": {"p1": ["uea_marine"] * n}})
+    return out
+
+
 @pytest.mark.parametrize(
     ("request_", "field"),
     [
@@ -31,12 +38,13 @@ def deep_struct(levels: int) -> Struct:
         (rules_pb2.SubmitCommandRequest(game_id="g", command_id="a\x00b"), "command_id"),
         (
             rules_pb2.SubmitCommandRequest(game_id="g", args=deep_struct(40)),
-            "args.fields.list_value...",
+            "args.k",
         ),
         (rules_pb2.CreateGameRequest(game="toy", seats={"k" * 200: "p"}), "seats key"),
         (rules_pb2.CreateGameRequest(game="toy", client_seed="x" * 5000), "client_seed"),
         (ppb.ReadEventsRequest(game_id="g", from_version=2**63), "from_version"),
         (dice_pb2.RollRequest(game_id="g", purpose="p", visible_to=["a"] * 1001), "visible_to"),
+        (rules_pb2.CreateGameRequest(game="g", options=_deck(1001)), "options.decks.p1"),
     ],
 )
 def test_given_an_out_of_bounds_field_then_invalid_argument_names_it(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from services.rules.engine.api import CHANCE, Command, Event, Setup
+from services.rules.engine.api import CHANCE, DECK_KINDS, Command, Event, Setup
 from services.rules.engine.dealer import Dealer
 from services.rules.fallen import RULES
 from services.rules.fallen.cards import LATEST
@@ -17,6 +17,8 @@ END = ("window_open", {"name": "test_end", "who": HERO})
 class Game:
     """A game under test: folds every event, exposes helpers to answer decisions."""
 
+    dealer: Dealer | None = None  # the deck service's part (dealt games only)
+
     def __init__(
         self,
         hero: str = "merace",
@@ -25,20 +27,32 @@ class Game:
         quest: int = 0,
         stories: list[str] | None = None,
         card_data: int = LATEST,
+        dealt: bool = False,
     ) -> None:
-        # The engine-held decks of games created before the deck service dealt (still
-        # replayed): a test can put a given card on top of a deck. Games dealt by the deck
-        # service are tested by playouts, the golden game and tests/unit/rules/fallen/
-        # test_fallen_dealt_decks.py.
+        # dealt (the path every new game takes): the face-down decks are in the deck
+        # service, here the kernel's Dealer, which the harness answers at once; a test puts
+        # a given card on top of a deck by ordering the Dealer's deck (put, order_story).
+        # dealt=False: the engine-held decks of games created before the deck service dealt
+        # (still replayed).
         setup = Setup({HERO: "h", DL: "d"}, {"card_data": card_data})
-        self.events: list[Event] = list(RULES.older_setups("t", setup)[0])
+        self.dealer = Dealer(b"t" * 32, "t") if dealt else None
+        self.events: list[Event] = []
         self.state: State = RULES.initial_state()
-        for e in self.events:
-            self.state = RULES.evolve(self.state, e)
+        if dealt:
+            self.fold(RULES.initial_events("t", setup))
+            self.deal()
+        else:
+            self.fold(RULES.older_setups("t", setup)[0])
         self.do(HERO, "choose_hero", character=hero)
-        self.do(DL, "choose_dungeon_lord", character=dl)
-        first = [c.args["skill"] for c in RULES.legal_commands(self.state, HERO)]
-        self.do(HERO, "choose_skill", skill=skill or first[0])
+        # the starting Skill comes before the Dungeon Lord (card data 4+) or after him
+        for _ in range(2):
+            if self.pending_kind == "choose_dungeon_lord":
+                self.do(DL, "choose_dungeon_lord", character=dl)
+            else:
+                first = [c.args["skill"] for c in RULES.legal_commands(self.state, HERO)]
+                self.do(HERO, "choose_skill", skill=skill or first[0])
+        if dealt and stories:
+            self.order_story(stories)
         while self.pending_kind == "shuffle":
             if self.pending_data.get("zone") == "story.deck" and stories:
                 self.order_story(stories)
@@ -51,7 +65,19 @@ class Game:
         """Decide and fold one command; return its events."""
         evs = RULES.decide(self.state, cmd)
         self.fold(evs)
-        return evs
+        return evs + self.deal()
+
+    def deal(self) -> list[Event]:
+        """Answer every pending deck request from the Dealer (the deck service's part)."""
+        out: list[Event] = []
+        while self.dealer is not None:
+            p = RULES.pending(self.state)
+            if p is None or p.chance is None or p.chance.kind not in DECK_KINDS:
+                break
+            evs = RULES.decide(self.state, self.dealer.answer(p.chance))
+            self.fold(evs)
+            out += evs
+        return out
 
     def fold(self, evs: list[Event]) -> None:
         """Fold events into the state and record them."""
@@ -122,10 +148,42 @@ class Game:
         self.fold([Event(type_, data, "nobody")])
 
     def put(self, card: str, zone: str, bottom: bool = False) -> None:
-        """Move a card from wherever it is to a zone (top by default)."""
+        """Move a card from wherever it is to a zone (top by default); on the dealt path a
+        card in a face-down deck is the Dealer's, and a deck's top is the Dealer's top."""
+        held = self._held(card)
+        if held is not None:
+            assert self.dealer is not None
+            self.dealer.decks[held].remove(card)
+            if zone in self.dealer.decks:
+                self._into_dealer(card, zone, bottom)
+                self.patch("deck_changed", deck=held, count=len(self.dealer.decks[held]))
+                self.patch("deck_changed", deck=zone, count=len(self.dealer.decks[zone]))
+                return
+            self.patch("deck_dealt", deck=held, to=zone, cards=[card], bottom=bottom)
+            return
         src = self.state.where(card)
         assert src is not None, card
+        if self.dealer is not None and zone in self.dealer.decks:
+            self._into_dealer(card, zone, bottom)
+            count = len(self.dealer.decks[zone])
+            self.patch("deck_changed", deck=zone, count=count, cards=[card], **{"from": src})
+            return
         self.patch("card_moved", card=card, **{"from": src, "to": zone, "bottom": bottom})
+
+    def _held(self, card: str) -> str | None:
+        """Return the Dealer's deck holding a card (None: not in the deck service)."""
+        decks = self.dealer.decks if self.dealer is not None else {}
+        return next((d for d, cards in decks.items() if card in cards), None)
+
+    def _into_dealer(self, card: str, deck: str, bottom: bool) -> None:
+        assert self.dealer is not None
+        cards = self.dealer.decks[deck]
+        cards[len(cards) if bottom else 0 : 0] = [card]
+
+    def deck(self, name: str) -> tuple[str, ...]:
+        """Return a face-down deck's cards, top first (the Dealer's, then those put under)."""
+        held = tuple(self.dealer.decks.get(name, ())) if self.dealer is not None else ()
+        return held + self.state.zone(name)
 
     def set(self, key: str, value: int) -> None:
         """Set a counter."""
@@ -159,15 +217,20 @@ class Game:
         )
 
     def notes(self, type_: str) -> list[dict[str, Any]]:
-        """Return the data of recorded events of a type."""
-        return [dict(e.data) for e in self.events if e.type == type_]
+        """Return the data of recorded events of a type (without the bookkeeping that rides
+        on facts of dealt games: `_flow`, `_counters`)."""
+        return [
+            {k: v for k, v in e.data.items() if not k.startswith("_")}
+            for e in self.events
+            if e.type == type_
+        ]
 
 
-def dealt_start(game_id: str = "t") -> State:
+def dealt_start(game_id: str = "t", options: dict[str, Any] | None = None) -> State:
     """Return a new game's state once the deck service (the kernel's Dealer) has formed its
-    face-down decks: waiting for the Hero to choose a character."""
+    face-down decks: waiting for the Hero to choose a character (no options: card data 1)."""
     state = RULES.initial_state()
-    for e in RULES.initial_events(game_id, Setup({HERO: "h", DL: "d"})):
+    for e in RULES.initial_events(game_id, Setup({HERO: "h", DL: "d"}, options or {})):
         state = RULES.evolve(state, e)
     dealer = Dealer(b"t" * 32, game_id)
     while (p := RULES.pending(state)) is not None and p.chance is not None:

@@ -19,7 +19,7 @@ def _game() -> Game:
 
 def test_rules_object_identity() -> None:
     assert RULES.game == "fallen" and tuple(RULES.seats) == (HERO, DL)
-    with pytest.raises(RuleViolation):
+    with pytest.raises(InvalidArgument, match="seats"):
         RULES.initial_events("x", Setup({"hero": "a"}))
 
 

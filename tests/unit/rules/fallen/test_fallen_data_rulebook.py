@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.rules.fallen.cards import catalog
+from services.rules.fallen.cards import catalog, catalog_of
 
 # Codex entries whose rulebook meaning our cards do not implement: no card may use the name.
 CODEX_NAMES_NOT_MODELLED = {
@@ -27,17 +27,19 @@ def _ops(effects: list[dict[str, Any]]) -> set[str]:
     return found
 
 
-def test_quest_choices_give_no_charge_because_charges_are_filled_after_them() -> None:
-    # "4. ... starting conditions list initial resources ... 5. Place three Charge tokens on the
-    # Charge slots of each player's Character card." / "If there are no empty Charge slots
-    # available, Charges gained are lost."
-    # given every Quest card; when its choices are read
-    # then none grants a Charge (it would be lost)
-    cat = catalog()
-    for dl in cat.dungeon_lords:
-        for choice in cat[dl]["quest"]["choices"]:
-            for seat in ("hero", "dungeon_lord"):
-                assert "gain_charge" not in _ops(choice.get(seat, [])), (dl, choice["name"])
+def test_quest_choices_give_no_charge_in_card_data_two_and_three() -> None:
+    # Card data 2 and 3 filled the Charge slots before the Quest's starting conditions, so a
+    # Quest Charge was lost; none granted one. Card data 4 takes the rulebook's order (step 4,
+    # then step 5) and Krogarn's Quest gives its Charge again (test_fallen_stages.py).
+    for version in (2, 3):
+        cat = catalog_of(version)
+        for dl in cat.dungeon_lords:
+            for choice in cat[dl]["quest"]["choices"]:
+                for seat in ("hero", "dungeon_lord"):
+                    assert "gain_charge" not in _ops(choice.get(seat, [])), (dl, choice["name"])
+    larders = catalog()["krogarn"]["quest"]["choices"][0]
+    assert larders["name"] == "Sneak Through the Larders"
+    assert larders["hero"] == [{"gain_charge": 1}]
 
 
 def test_quest_choices_give_resources_to_one_player() -> None:

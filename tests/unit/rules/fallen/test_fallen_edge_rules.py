@@ -1,19 +1,28 @@
-"""Edge rules that change play (issue 12 items 1-6), for games of card data 2 and later.
+"""Edge rules that change play, for games of card data 2 and later.
 
 Each test quotes the rulebook sentence it enforces; where the original rules (card data 1,
 kept so that old games replay) differ, a contrast test shows the old behaviour is kept.
+Rules that once held only on the engine-held decks run on both paths: card data 2 with the
+engine-held decks, and the newest data dealt by the deck service (the path of new games).
 """
 
 from __future__ import annotations
 
+import pytest
 from fallen_harness import Game
 
 from services.rules.fallen import derived as dv
+from services.rules.fallen.cards import LATEST
 from services.rules.fallen.state import DL, HERO
 
+# (card data, dealt by the deck service): the engine-held decks of card data 2, and new games
+BOTH_PATHS = pytest.mark.parametrize(("card_data", "dealt"), [(2, False), (LATEST, True)])
 
-def _game(hero: str = "merace", skill: str | None = None, card_data: int = 2) -> Game:
-    g = Game(hero=hero, dl="archivist", skill=skill, card_data=card_data)
+
+def _game(
+    hero: str = "merace", skill: str | None = None, card_data: int = 2, dealt: bool = False
+) -> Game:
+    g = Game(hero=hero, dl="archivist", skill=skill, card_data=card_data, dealt=dealt)
     g.do(HERO, "choose", choice=g.quest_choice)
     g.set("fortune.hero", 5)
     g.set("fortune.dungeon_lord", 5)
@@ -170,13 +179,9 @@ def test_given_a_block_this_challenge_card_then_it_stands_against_later_wounds()
 
 
 # --- item 4: dice gained mid-challenge are gained at once ------------------------------------
-def test_given_slowed_claimed_mid_agility_challenge_then_the_dl_rolls_its_blue_die_at_once() -> (
-    None
-):
-    # "If Slowed is claimed during an agility challenge before the challenge has been
-    # resolved, the Dungeon Lord immediately gains the blue die from the Slowed card."
+def _slowed_drawn_after_the_dl_rolled(card_data: int, dealt: bool) -> Game:
     # Given an Agility challenge in which the Dungeon Lord has rolled, Slowed on the deck
-    g = _game()
+    g = _game(card_data=card_data, dealt=dealt)
     _creature(g, 0, "cr_goblin_sneak")
     g.challenge("agility")
     g.passes()
@@ -187,11 +192,30 @@ def test_given_slowed_claimed_mid_agility_challenge_then_the_dl_rolls_its_blue_d
     g.put("crit_slowed", "critical.deck")
     # When the Critical card is drawn (the Hero's armor is breached)
     g.run_tasks(("draw_critical", {}))
+    return g
+
+
+@BOTH_PATHS
+def test_given_slowed_claimed_mid_agility_challenge_then_the_dl_rolls_its_blue_die_at_once(
+    card_data: int, dealt: bool
+) -> None:
+    # "If Slowed is claimed during an agility challenge before the challenge has been
+    # resolved, the Dungeon Lord immediately gains the blue die from the Slowed card."
+    g = _slowed_drawn_after_the_dl_rolled(card_data, dealt)
     # Then the Dungeon Lord rolls the blue die at once, and it joins his challenge dice
     assert g.notes("dice_gained") == [{"seat": DL, "dice": ["blue"]}]
     assert g.pending_kind == "roll" and g.pending_data["colours"] == ["blue"]
     g.roll("sword")
     assert [d[0] for d in dv.dice_of(g.state, DL)] == ["black", "black", "blue", "blue"]
+
+
+def test_given_a_dealt_game_of_card_data_three_then_slowed_keeps_its_recorded_rules() -> None:
+    # Games dealt by the deck service with card data 2 or 3 were played without the die
+    # (their recorded rolls replay only so); from card data 4 the rule holds on this path
+    old = _slowed_drawn_after_the_dl_rolled(card_data=3, dealt=True)
+    assert "crit_slowed" in old.zone("crit.dl") and old.notes("dice_gained") == []
+    new = _slowed_drawn_after_the_dl_rolled(card_data=LATEST, dealt=True)
+    assert new.notes("dice_gained") == [{"seat": DL, "dice": ["blue"]}]
 
 
 # --- item 5: each Skill effect once per challenge ----------------------------------------------
@@ -212,13 +236,16 @@ def test_given_gladiator_one_when_three_creatures_die_in_one_challenge_then_one_
 
 
 # --- item 6: hand size at any time ---------------------------------------------------------
-def test_given_deep_cut_when_it_lowers_the_hand_size_then_the_discard_is_asked_at_once() -> None:
+@BOTH_PATHS
+def test_given_deep_cut_when_it_lowers_the_hand_size_then_the_discard_is_asked_at_once(
+    card_data: int, dealt: bool
+) -> None:
     # "Hand Size: The maximum amount of cards the player can have in their hand at any time"
     # Given Merace (hand size 4) holding 4 cards and Deep Cut on top of the Critical deck
-    g = _game()
+    g = _game(card_data=card_data, dealt=dealt)
     for cid in list(g.zone("hero.hand")):
         g.put(cid, "hero.deck")
-    for cid in g.zone("hero.deck")[:4]:
+    for cid in g.deck("hero.deck")[:4]:
         g.put(cid, "hero.hand")
     assert len(g.zone("hero.hand")) == 4 == dv.hand_size(g.state, HERO)
     g.put("crit_deep_cut", "critical.deck")
@@ -231,3 +258,100 @@ def test_given_deep_cut_when_it_lowers_the_hand_size_then_the_discard_is_asked_a
     g.do(HERO, k, **a)
     assert len(g.zone("hero.hand")) == 3
     assert g.pending_data.get("name") == "test_end"
+
+
+# --- Block protects its own card (card data 4) --------------------------------------------
+def _bone_shield_up(card_data: int) -> Game:
+    # Given the Skeleton Guard (Bone Shield: "Block 1 Wound this challenge") activated in
+    # slot 2, its block standing, and another Creature in the adjacent slot 1
+    g = _game(card_data=card_data, dealt=card_data >= 4)
+    _creature(g, 2, "cr_skeleton_guard")
+    _creature(g, 1, "cr_giant_rats")  # armor 2
+    g.challenge("strength")
+    g.passes()
+    g.do(DL, "activate", slot=2)
+    g.passes()
+    return g
+
+
+def _wound_creature(g: Game, slot: int) -> None:
+    g.run_tasks(("wound", {"side": DL, "n": 1, "slot": slot}))
+    g.passes()
+
+
+def test_given_a_creatures_own_block_then_it_protects_that_creature_only() -> None:
+    # "Block is an ability to protect a Hero or Creature from taking Wound tokens."
+    g = _bone_shield_up(LATEST)
+    assert g.count("shield.slot.2") == 1 and g.count("shield.dungeon_lord") == 0
+    # When a Wound is dealt to the Creature in slot 1, it is not blocked by the Skeleton's
+    _wound_creature(g, 1)
+    assert g.count("wounds.slot.1") == 1
+    assert g.notes("wounds_blocked") == []
+    # And a Wound dealt to the Skeleton Guard itself is blocked
+    _wound_creature(g, 2)
+    assert g.count("wounds.slot.2") == 0
+    assert g.notes("wounds_blocked") == [{"seat": DL, "n": 1}]
+
+
+def test_given_card_data_three_then_a_creatures_block_stood_for_every_creature() -> None:
+    g = _bone_shield_up(3)
+    _wound_creature(g, 1)
+    assert g.count("wounds.slot.1") == 0 and g.notes("wounds_blocked") == [{"seat": DL, "n": 1}]
+
+
+# --- thresholds hold at all times (card data 4) --------------------------------------------
+def _hex_on_a_wounded_skeleton(card_data: int) -> Game:
+    # Given the Skeleton Guard (armor 3) with 2 Wounds, and Hex of Frailty in Merace's hand
+    g = _game(card_data=card_data, dealt=card_data >= 4)
+    _creature(g, 2, "cr_skeleton_guard")
+    g.set("wounds.slot.2", 2)
+    g.put("hp_merace_hex", "hero.hand")
+    g.challenge("strength")
+    # When the Hero binds Hex of Frailty (the Creature there has 1 less armor) to its slot
+    g.do(DL, "pass")
+    g.do(HERO, "play", card="hp_merace_hex")
+    g.do(HERO, "target", slot=2)
+    return g
+
+
+def test_given_hex_lowers_a_creatures_armor_to_its_wounds_then_it_is_killed_at_once() -> None:
+    # "A Creature that has an amount of Wound tokens equal to or more than its armor rating
+    # is killed."
+    g = _hex_on_a_wounded_skeleton(LATEST)
+    # Then its armor is 2, equal to its Wounds: it is killed and the Hero gains its level
+    assert g.notes("creature_killed") == [{"slot": 2, "creature": "cr_skeleton_guard", "xp": 1}]
+    assert dv.creature_in(g.state, 2) is None and g.count("wounds.slot.2") == 0
+
+
+def test_given_card_data_three_then_hex_left_the_creature_alive_at_its_threshold() -> None:
+    g = _hex_on_a_wounded_skeleton(3)
+    assert not g.notes("creature_killed") and g.count("wounds.slot.2") == 2
+
+
+def _armor_swapped_down(card_data: int) -> Game:
+    # Given Merace in Dragonscale Mail (armor 12) with 10 Wounds on it, and a new Raven
+    # Armor (armor 10) just claimed
+    g = _game(card_data=card_data, dealt=card_data >= 4)
+    g.put("tr_dragonscale_mail", "hero.equipment")
+    g.put("eq_leather_armor", "box")
+    g.set("wounds.hero", 10)
+    g.put("tr_raven_armor", "hero.new_treasure")
+    # When the Hero puts it into play in place of the Dragonscale Mail
+    g.run_tasks(("equip_decision", {}))
+    g.do(HERO, "equip", replace="tr_dragonscale_mail")
+    return g
+
+
+def test_given_an_armor_swapped_for_one_below_its_wounds_then_it_is_breached_at_once() -> None:
+    # "any Wound tokens on the original card are carried over to the new Armor card" /
+    # "When an armor card is dealt an amount of Wound tokens equal to or more than the
+    # card's armor rating ..., the armor is breached."
+    g = _armor_swapped_down(LATEST)
+    # Then the 10 Wounds carried over breach the Raven Armor: a Critical card is drawn
+    assert g.notes("armor_breached") == [{"rating": 10, "left": 0}]
+    assert g.count(f"xp.{DL}") == 1 and len(g.zone("crit.hero") + g.zone("crit.dl")) == 1
+
+
+def test_given_card_data_three_then_a_swapped_armor_held_wounds_over_its_rating() -> None:
+    g = _armor_swapped_down(3)
+    assert not g.notes("armor_breached") and g.count("wounds.hero") == 10

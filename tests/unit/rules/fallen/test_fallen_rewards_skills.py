@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fallen_harness import Game, finish_challenge
 
+from services.rules.fallen.cards import LATEST
 from services.rules.fallen.derived import power_cost
 from services.rules.fallen.state import DL, HERO
 
@@ -27,6 +28,17 @@ def _to_result(g: Game, hero_wins: bool, attribute: str = "strength", **extra: o
     n = len(g.pending_data["dice"])
     g.roll(*(["two_swords"] if hero_wins else ["blank"]), *["blank"] * (n - 1))
     g.passes()
+
+
+def _tokens_claimed(g: Game) -> None:
+    """Draw and claim both seats' Reward tokens (they come before the stake, data 4+)."""
+    while g.pending_kind == "take_token" or (
+        g.pending_kind == "shuffle" and g.pending_data["count"] > 2
+    ):
+        if g.pending_kind == "shuffle":
+            g.shuffle()
+        else:
+            g.do(g.pending_seat, "take_token", token=g.legal()[0][1]["token"])
 
 
 def test_winner_gains_xp_and_claims_one_of_two_tokens_loser_one_of_two() -> None:
@@ -54,6 +66,7 @@ def test_winner_gains_xp_and_claims_one_of_two_tokens_loser_one_of_two() -> None
 def test_treasure_challenge_winner_looks_and_chooses_loser_claims_at_random() -> None:
     g = _game()
     _to_result(g, hero_wins=True, reward="treasure")
+    _tokens_claimed(g)
     assert len(g.zone("reward.hero_looks")) == 2
     assert g.pending_kind == "take_card" and g.pending_seat == HERO
     assert {a["card"] for _, a in g.legal()} == set(g.zone("reward.hero_looks"))
@@ -64,6 +77,7 @@ def test_treasure_challenge_winner_looks_and_chooses_loser_claims_at_random() ->
 
     g2 = _game()
     _to_result(g2, hero_wins=False, reward="treasure")
+    _tokens_claimed(g2)
     assert g2.pending_kind == "shuffle" and g2.pending_data["count"] == 2
     stake = g2.zone("reward.face_down")
     g2.shuffle([1, 0])
@@ -74,6 +88,7 @@ def test_treasure_challenge_winner_looks_and_chooses_loser_claims_at_random() ->
 def test_omen_challenge_dungeon_lord_winner_chooses_an_omen_into_his_hand() -> None:
     g = _game()
     _to_result(g, hero_wins=False, reward="omen")
+    _tokens_claimed(g)
     assert g.pending_kind == "take_card" and g.pending_seat == DL
     pick = g.legal()[0][1]["card"]
     g.do(DL, "take_card", card=pick)
@@ -162,3 +177,39 @@ def test_drawing_past_hand_size_forces_a_discard() -> None:
     k, a = g.legal()[0]
     g.do(HERO, k, **a)
     assert len(g.zone("hero.hand")) == 3
+
+
+def _decisions_after_the_result(card_data: int) -> list[str]:
+    g = Game(hero="merace", dl="archivist", card_data=card_data, dealt=True)
+    g.do(HERO, "choose", choice=g.quest_choice)
+    _to_result(g, hero_wins=True, reward="treasure")
+    asked: list[str] = []
+    while g.pending_kind != "equip":
+        asked.append(f"{g.pending_kind}.{g.pending_seat}")
+        if g.pending_kind == "shuffle":
+            g.shuffle()
+        else:
+            k, a = g.legal()[0]
+            g.do(g.pending_seat, k, **a)
+    return asked
+
+
+def test_given_a_treasure_challenge_then_the_stake_is_claimed_after_both_reward_tokens() -> None:
+    # Challenge Summary: "5. The WINNER of the challenge gains 1 Experience token and draws 2
+    # Reward tokens ... 6. The LOSER of the challenge draws 1 Reward token ... 7. If this was
+    # a Treasure challenge: And the Hero was the winner, then the Hero looks at both Treasure
+    # cards, claims one"
+    # Given a Treasure challenge the Hero wins, in a new game
+    asked = _decisions_after_the_result(LATEST)
+    # Then the winner's and the loser's tokens come first, then the Treasure cards
+    assert asked == [
+        "shuffle.chance",
+        "take_token.hero",
+        "shuffle.chance",
+        "take_token.dungeon_lord",
+        "take_card.hero",
+    ]
+
+
+def test_given_card_data_three_then_the_stake_was_claimed_before_the_tokens() -> None:
+    assert _decisions_after_the_result(3)[0] == "take_card.hero"

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from fallen_harness import Game, dealt_start, finish_challenge
 
-from services.rules.fallen.cards import card
+from services.rules.fallen import RULES
+from services.rules.fallen.cards import LATEST, card
 from services.rules.fallen.state import DL, HERO
 
 
@@ -29,6 +30,78 @@ def test_starting_skill_must_be_a_level_one_skill_of_the_chosen_hero() -> None:
     g.do(HERO, "choose_hero", character="seroth")
     g.do(DL, "choose_dungeon_lord", character="krogarn")
     assert {a["skill"] for _, a in g.legal()} == {"sk_titan_1", "sk_gladiator_1", "sk_brawler_1"}
+
+
+def _setup_order(card_data: int) -> list[str]:
+    g = Game(hero="seroth", dl="krogarn", skill="sk_titan_1", card_data=card_data, dealt=True)
+    facts = [(e.type, e.data.get("seat")) for e in g.events]
+    order = [("character_chosen", HERO), ("skill_learned", None), ("character_chosen", DL)]
+    return [kind + (f".{seat}" if seat else "") for kind, seat in sorted(order, key=facts.index)]
+
+
+def test_given_a_new_game_then_the_hero_takes_his_starting_skill_before_the_dungeon_lord() -> None:
+    # Hero Setup 11: "The Hero player must choose one of the level I Skill cards" comes
+    # before Dungeon Lord Setup 14: "The Dungeon Lord player should choose one of the
+    # Dungeon Lord characters to play."
+    assert _setup_order(LATEST) == [
+        "character_chosen.hero",
+        "skill_learned",
+        "character_chosen.dungeon_lord",
+    ]
+    # and the Hero's choice is offered with his Starter Equipment already out (step 10)
+    g = Game.__new__(Game)
+    g.events = []
+    g.state = dealt_start(options=RULES.new_game_options({}))
+    g.do(HERO, "choose_hero", character="seroth")
+    assert g.pending_kind == "choose_skill" and g.pending_seat == HERO
+    assert {a["skill"] for _, a in g.legal()} == {"sk_titan_1", "sk_gladiator_1", "sk_brawler_1"}
+    assert g.zone("hero.equipment") == tuple(card("seroth")["equipment"])[::-1]
+    g.do(HERO, "choose_skill", skill="sk_brawler_1")
+    assert g.zone("hero.skills") == ("sk_brawler_1",) and g.pending_kind == "choose_dungeon_lord"
+
+
+def test_given_card_data_three_then_the_starting_skill_came_after_the_dungeon_lord() -> None:
+    assert _setup_order(3) == [
+        "character_chosen.hero",
+        "character_chosen.dungeon_lord",
+        "skill_learned",
+    ]
+
+
+def _larders(card_data: int) -> Game:
+    g = Game(hero="seroth", dl="krogarn", quest=0, card_data=card_data, dealt=True)
+    assert g.quest_choice == "Sneak Through the Larders"
+    g.do(HERO, "choose", choice=g.quest_choice)
+    return g
+
+
+def _charge_changes(g: Game) -> list[tuple[int, str]]:
+    out = []
+    for e in g.events:
+        counters = [e.data] if e.type == "counter_changed" else e.data.get("_counters", [])
+        for c in counters:
+            key, delta, reason = (
+                (c["key"], c["delta"], c.get("reason")) if isinstance(c, dict) else c
+            )
+            if key == "charges.hero":
+                out.append((delta, reason))
+    return out
+
+
+def test_given_krogarns_quest_charge_then_it_is_gained_before_the_charge_slots_are_filled() -> None:
+    # Quest Stage "4. ... These starting conditions list initial resources given to one of
+    # the players ... 5. Place three Charge tokens on the Charge slots of each player's
+    # Character card." Given Krogarn's Quest; when the Hero sneaks through the larders
+    g = _larders(LATEST)
+    # then the Quest's Charge is gained on an empty slot (step 4), not lost, and step 5
+    # fills the other slots: the Hero begins with every slot charged
+    assert _charge_changes(g) == [(1, "charge"), (2, "quest")]
+    assert g.count("charges.hero") == 3 and g.count("charges.dungeon_lord") == 3
+
+
+def test_given_card_data_three_then_the_larders_gave_fortune_after_the_slots_were_filled() -> None:
+    g = _larders(3)
+    assert _charge_changes(g) == [(3, "quest")]
 
 
 def test_quest_sets_the_shadow_track_charges_and_starting_resources() -> None:

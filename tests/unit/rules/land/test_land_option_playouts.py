@@ -17,6 +17,7 @@ from services.rules.engine.api import Setup
 from services.rules.engine.state import State
 from services.rules.land import RULES
 from services.rules.land.damage import can_carry
+from services.rules.land.data import LATEST_CARD_DATA
 from services.rules.land.solo_decks import RED_DOT_DECK, solo_deck
 from services.rules.land.state import DECK_NAMES
 from services.rules.playout import play
@@ -43,9 +44,10 @@ COMBOS: list[tuple[int, dict[str, Any]]] = [(1, o) for o in SOLO] + [
 def _setup(i: int) -> Setup:
     seats, opts = COMBOS[i % len(COMBOS)]
     turns = 3 if i % 10 == 0 else 1 + i % 2
-    # every other round of the combinations is of new games (card data 2: Solo I's NPCMs,
-    # the solo Allies, the special abilities), the others of the original card data
-    data = {"card_data": 2} if (i // len(COMBOS)) % 2 else {}
+    # every other round of the combinations is of new games (the newest card data: Solo I's
+    # NPCMs, the solo Allies, the special abilities, the rules of card data 3), the others
+    # of the original card data
+    data = {"card_data": LATEST_CARD_DATA} if (i // len(COMBOS)) % 2 else {}
     seats_ = {f"p{k}": f"u{k}" for k in range(1, seats + 1)}
     return Setup(seats_, {**opts, **data, "max_turns": turns})
 

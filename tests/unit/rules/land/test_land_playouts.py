@@ -14,7 +14,7 @@ import pytest
 from services.rules.engine.api import Setup
 from services.rules.engine.state import State
 from services.rules.land import RULES
-from services.rules.land.data import economy, factions
+from services.rules.land.data import LATEST_CARD_DATA, economy, factions
 from services.rules.land.solo_decks import solo_deck
 from services.rules.land.state import DECK_NAMES, town
 from services.rules.playout import play
@@ -33,9 +33,10 @@ def _setup(i: int) -> Setup:
     if _full(i):
         return Setup(seats, {})
     turns = 3 if i % 10 == 5 else 1
-    # odd games are new games (card data 2: the special abilities act), even ones games of
+    # odd games are new games (the newest card data: the special abilities act,
+    # the rules of card data 3), even ones games of
     # the original card data
-    data = {"card_data": 2} if i % 2 else {}
+    data = {"card_data": LATEST_CARD_DATA} if i % 2 else {}
     return Setup(seats, {"short_game": True, "max_turns": turns, **data})
 
 

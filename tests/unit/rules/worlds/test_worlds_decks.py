@@ -5,7 +5,13 @@ from __future__ import annotations
 import pytest
 
 from services.rules.worlds.cards import catalog
-from services.rules.worlds.decks import DeckError, build_library
+from services.rules.worlds.decks import (
+    MAX_DECK_ENTRIES,
+    DeckError,
+    build_library,
+    copy_limit,
+    largest_library,
+)
 
 CAT = catalog()
 
@@ -71,7 +77,33 @@ def test_factions_may_be_mixed_and_a_deck_may_be_empty() -> None:
     assert len(build_library({"dae_ashling": 1, "kee_tinker": 1}, CAT)) == 2
 
 
-def test_an_oversized_deck_is_refused() -> None:
-    everything = {c.id: 1 if c.special else 5 for c in CAT.cards.values()}
-    with pytest.raises(DeckError, match="at most"):
-        build_library(everything, CAT)
+def test_a_library_of_400_cards_is_legal() -> None:
+    # "there is no limit to the size of your Library (minimum or maximum)"
+    # given 400 cards, no card over its copy limit
+    deck = _legal_deck(400)
+    # when it is built, then every card is in the library
+    assert len(build_library(deck, CAT)) == 400
+
+
+def test_every_legal_library_fits_the_request_bound() -> None:
+    # given the largest legal library (each card at its copy limit)
+    everything = [c for c in CAT.cards for _ in range(copy_limit(CAT, c))]
+    # then the request bound does not refuse it, as a list or as a map
+    assert len(everything) == largest_library(CAT) <= MAX_DECK_ENTRIES
+    assert len(build_library(everything, CAT)) == largest_library(CAT)
+    assert len(build_library(dict.fromkeys(CAT.cards, 1), CAT)) == len(CAT.cards)
+
+
+def test_a_deck_option_over_the_request_bound_is_refused_naming_the_bound() -> None:
+    # given a list with one entry more than a request may hold
+    spec = ["uea_marine"] * (MAX_DECK_ENTRIES + 1)
+    # when it is built, then the refusal names the bound (not a rule of the game)
+    with pytest.raises(DeckError, match=f"at most {MAX_DECK_ENTRIES} cards"):
+        build_library(spec, CAT)
+
+
+def _legal_deck(n: int) -> list[str]:
+    """n cards, each non-Special card at most five times, in catalog order."""
+    cards = [c.id for c in CAT.cards.values() if not c.special for _ in range(5)]
+    assert len(cards) >= n
+    return cards[:n]
