@@ -62,6 +62,7 @@ async def _create(stub: Any, game: str, n: int, seed: str, md: Any) -> str:
         game=game,
         seats={HUMAN_SEAT[game]: "human", BOT_SEAT[game]: "bot:bench"},
         options=to_struct(options),
+        client_seed=f"{seed}-human-{n}",  # the human's seed: chance need not wait for it
     )
     deadline = time.monotonic() + CREATE_WAIT_S
     while True:
