@@ -345,6 +345,8 @@ class BotWorker:
                 log.warning(
                     "bot move failed: %s", err.code().name, extra={"stream": group[-1][2].stream}
                 )
+                if err.code() == grpc.StatusCode.UNAVAILABLE:  # a replica went away
+                    self._rules.refresh()
                 await self.feed.nack(group)
                 return
             await self.feed.ack(group)

@@ -78,6 +78,10 @@ class AffinityChannels:
             raise OSError(f"{self.target} resolves to no address")
         return self._addresses
 
+    def refresh(self) -> None:
+        """Resolve the name again on the next call (a replica stopped answering)."""
+        self._resolved_at = -REFRESH_S
+
     def stub(self, key: str) -> Any:
         """Return the stub of the replica that serves key."""
         address = owner(key, self.addresses())

@@ -55,3 +55,22 @@ def test_stubs_follow_the_replicas_the_name_resolves_to() -> None:
     first, again, moved = asyncio.run(run())
     # then a game keeps its channel while its replica is there, and moves when it goes
     assert first is again and moved is not first
+
+
+def test_a_refresh_resolves_the_name_again_on_the_next_call() -> None:
+    calls: list[str] = []
+
+    def resolve(target: str) -> list[str]:
+        calls.append(target)
+        return REPLICAS
+
+    async def run() -> None:
+        pool = AffinityChannels("dns:///rules:50051", lambda channel: channel, resolve)
+        pool.stub(GAMES[0])
+        pool.stub(GAMES[1])  # within REFRESH_S: no new lookup
+        pool.refresh()  # e.g. a call met UNAVAILABLE
+        pool.stub(GAMES[0])
+        await pool.close()
+
+    asyncio.run(run())
+    assert len(calls) == 2
