@@ -83,7 +83,7 @@ def run_bench(
         with redis_server() as url:
             rules_port, bots_port = free_port(), free_port()
             with (
-                _process(["all", "--store", url], rules_port),
+                _process(["all", "--store", url, "--workers", "0"], rules_port),
                 _process(
                     [
                         "bots",
@@ -131,13 +131,31 @@ def bench_bots(
     search_ms: Annotated[
         int, typer.Option(help="The search's time per decision (FALLEN_BOT_SEARCH_MS)")
     ] = 50,
+    latency: Annotated[
+        bool,
+        typer.Option(
+            help="Instead: a human plays vs easy bots; bot answer latency after the human's "
+            "command and the human's SubmitCommand round trip, embedded and Redis"
+        ),
+    ] = False,
+    deployments: Annotated[
+        str, typer.Option(help="--latency: deployments to measure (embedded, redis)")
+    ] = "embedded,redis",
 ) -> None:
-    """Bot games/s with 1, 2, 4 bot worker processes sharing one Redis feed.
+    """Bot games/s with 1, 2, 4 bot worker processes sharing one Redis feed (or, with
+    --latency, how soon an easy bot answers a human; benchmarks/bot_latency.py).
 
     With random bots the one backend process (rules, views) bounds the figure; with a bot
     that thinks (`--policy search`) the workers do, and capacity grows with them.
     """
     os.environ.setdefault("FALLEN_DEV", "1")
+    if latency:
+        from benchmarks.bot_latency import run_latency
+
+        names = [d.strip() for d in deployments.split(",") if d.strip()]
+        for row in run_latency(game, games, seed, names):
+            typer.echo(json.dumps(row))
+        return
     os.environ["FALLEN_BOT_SEARCH_MS"] = str(search_ms)
     counts = [int(x) for x in workers.split(",") if x.strip()]
     for result in run_bench(game, games, counts, seed, policy):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from benchmarks import (  # noqa: F401  (each module registers its `bench ...` commands)
     bots,
+    capacity,
     matchmaking,
     memory,
     projections,

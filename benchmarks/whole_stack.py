@@ -420,8 +420,8 @@ async def _two_process_figures(
     try:
         ports = [free_port(), free_port()]
         with (
-            _process(["all", "--store", redis_url], ports[0]),
-            _process(["all", "--store", redis_url], ports[1]),
+            _process(["all", "--store", redis_url, "--workers", "0"], ports[0]),
+            _process(["all", "--store", redis_url, "--workers", "0"], ports[1]),
         ):
             clients = [Client(f"127.0.0.1:{p}") for p in ports]
             base_store = RedisEventStore(redis_url, prefix=f"benchtwo{time.time_ns()}")

@@ -20,7 +20,7 @@ from services.dice.service import mount as dice_mount
 from services.platform.grpcx.client import Reconnecting, ServiceCredentials
 from services.platform.grpcx.server import Mount, Running, start_server
 from services.platform.store.base import EventStore
-from services.platform.store.redis import RedisEventStore, feed_key
+from services.platform.store.redis import RedisEventStore
 from services.rules.bot_seats import BotCoverage, FeedPools, InProcess, Nobody
 from services.rules.engine.api import GameRules
 from services.rules.engine.deck import DeckServicePort
@@ -47,7 +47,7 @@ def bot_coverage(store: EventStore, in_process: int) -> BotCoverage:
     if in_process > 0:
         return InProcess()
     if isinstance(store, RedisEventStore):
-        return FeedPools(store.url, [feed_key(store.prefix, n) for n in range(store.shards)])
+        return FeedPools(store.url, store.prefix)
     return Nobody(
         "this server runs no bot workers (serve all with --workers 1 or more, or a Redis "
         "store with a bot pool)"
@@ -92,6 +92,7 @@ class Backend:
     tasks: list[asyncio.Task[None]] = field(default_factory=list)
     matchmaker: Any = None  # the Matchmaker when this server runs matchmaking
     bot_tasks: list[asyncio.Task[None]] = field(default_factory=list)  # in-process bot workers
+    bot_coverage: Any = None  # who plays bot seats (a FeedPools holds a Redis connection)
 
     @property
     def port(self) -> int:
@@ -109,6 +110,10 @@ class Backend:
         await self.running.stop(0.5)
         for ch in self.channels:
             await ch.close()
+        close = getattr(self.bot_coverage, "close", None)
+        if close is not None:
+            with contextlib.suppress(Exception):
+                await close()
         await self.store.close()
 
 
@@ -216,4 +221,5 @@ async def serve(
         tasks=[*bot_tasks, *tasks],
         matchmaker=mm,
         bot_tasks=bot_tasks,
+        bot_coverage=coverage,
     )

@@ -10,6 +10,7 @@ the store, woken by each append.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Sequence
 from typing import Any, Protocol
@@ -27,6 +28,20 @@ BLOCK_MS = 500
 CLAIM_IDLE_MS = 3_000
 CHECKPOINT_EVERY_S = 1.0
 RETRY_AFTER_S = 1.0
+PRESENCE_EVERY_S = 2.0  # how often a worker says it is alive
+LIVE_S = 30.0  # a worker seen within this long is alive
+
+
+def presence_key(prefix: str) -> str:
+    """Return the sorted set of live bot workers ("group|consumer" -> last seen, epoch s)."""
+    return f"{prefix}:bot-workers"
+
+
+async def live_groups(redis: Any, prefix: str, now: float | None = None) -> set[str]:
+    """Return the consumer groups (bot pools) with a worker seen within LIVE_S."""
+    now = time.time() if now is None else now
+    members = await redis.zrangebyscore(presence_key(prefix), now - LIVE_S, "+inf")
+    return {str(m).split("|", 1)[0] for m in members}
 
 
 class BotFeed(Protocol):
@@ -77,16 +92,29 @@ class RedisGroupFeed:
         self.group = group
         self.consumer = consumer
         self.claim_idle_ms = claim_idle_ms
+        self.presence = presence_key(prefix)
+        self._seen = 0.0
         self._redis: aioredis.Redis = aioredis.from_url(redis_url, decode_responses=True)
 
     async def start(self) -> None:
-        """Create the group on every shard (from now on) unless it exists."""
+        """Create the group on every shard (from now on) unless it exists; say we are alive."""
         for key in self.keys:
             try:
                 await self._redis.xgroup_create(key, self.group, id="$", mkstream=True)
             except ResponseError as exc:
                 if "BUSYGROUP" not in str(exc):
                     raise
+        await self._alive()
+
+    async def _alive(self) -> None:
+        """Record this worker in the presence set (at most every PRESENCE_EVERY_S), dropping
+        workers not seen for ten times LIVE_S."""
+        now = time.time()
+        if now - self._seen < PRESENCE_EVERY_S:
+            return
+        self._seen = now
+        await self._redis.zadd(self.presence, {f"{self.group}|{self.consumer}": now})
+        await self._redis.zremrangebyscore(self.presence, "-inf", now - 10 * LIVE_S)
 
     async def claim(self) -> list[Entry]:
         """Entries another worker took but never acknowledged for claim_idle_ms."""
@@ -100,6 +128,7 @@ class RedisGroupFeed:
 
     async def read(self) -> list[Entry]:
         """New entries of the group (blocks up to BLOCK_MS)."""
+        await self._alive()
         streams: dict[Any, Any] = dict.fromkeys(self.keys, ">")
         reply = await self._redis.xreadgroup(
             self.group, self.consumer, streams, count=BATCH, block=BLOCK_MS
@@ -128,7 +157,9 @@ class RedisGroupFeed:
         return total
 
     async def close(self) -> None:
-        """Close the connection."""
+        """Leave the presence set and close the connection."""
+        with contextlib.suppress(Exception):
+            await self._redis.zrem(self.presence, f"{self.group}|{self.consumer}")
         await self._redis.aclose()
 
 

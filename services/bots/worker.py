@@ -45,10 +45,13 @@ from services.platform.auth import issue_token
 from services.platform.envelope import Envelope
 from services.platform.games import (
     GAME_CREATED,
+    GAME_ENDED,
     SEAT_RECLAIMED,
     SEAT_TAKEN_OVER,
     game_info,
 )
+from services.platform.grpcx.affinity import AffinityChannels
+from services.platform.grpcx.client import internal_channel
 from services.platform.grpcx.structs import struct_to_py, to_struct
 from services.platform.store.base import EventStore
 from services.platform.store.redis import RedisEventStore
@@ -192,9 +195,9 @@ class BotWorker:
         )
         self._owns_store = store is None
         self._store: EventStore = store or RedisEventStore(redis_url, shards=shards, prefix=prefix)
-        self._channel = grpc.aio.insecure_channel(rules_target)
-        self._stub = rules_pb2_grpc.RulesServiceStub(self._channel)
-        self._views_channel = grpc.aio.insecure_channel(views_target or rules_target)
+        # each game's calls go to one replica of the rules pool (its cache stays warm)
+        self._rules = AffinityChannels(rules_target, rules_pb2_grpc.RulesServiceStub)
+        self._views_channel = internal_channel(views_target or rules_target)
         self._views = projections_pb2_grpc.ProjectionServiceStub(self._views_channel)
         token = issue_token("bots", service=True)
         self._md = (("authorization", f"Bearer {token}"),)
@@ -230,7 +233,7 @@ class BotWorker:
             self._games[game_id] = bot_game(await game_info(self._store, game_id), game_id)
             self._taken[game_id] = frozenset()
             if in_pool(self.pool, self._games[game_id]):  # another pool's rules refuse it
-                summary = await self._stub.GetGame(
+                summary = await self._rules.stub(game_id).GetGame(
                     rules_pb2.GetGameRequest(game_id=game_id), metadata=self._md
                 )
                 self._taken[game_id] = frozenset(
@@ -249,9 +252,8 @@ class BotWorker:
         if seen and await self._store.version(f"game-{game_id}") > seen:
             self.skipped += 1
             return False
-        summary = await self._stub.GetGame(
-            rules_pb2.GetGameRequest(game_id=game_id), metadata=self._md
-        )
+        stub = self._rules.stub(game_id)
+        summary = await stub.GetGame(rules_pb2.GetGameRequest(game_id=game_id), metadata=self._md)
         seat = summary.waiting_for
         taken = frozenset(s for s, st in summary.seat_status.items() if st == TAKEN_OVER)
         self._taken[game_id] = taken
@@ -260,7 +262,7 @@ class BotWorker:
         if seen and summary.version > seen:
             self.skipped += 1
             return False
-        legal = await self._stub.ListLegalCommands(
+        legal = await stub.ListLegalCommands(
             rules_pb2.ListLegalCommandsRequest(game_id=game_id, seat=seat), metadata=self._md
         )
         choices = parse_choices(legal.commands)
@@ -298,7 +300,7 @@ class BotWorker:
                 )
             )
         try:
-            await self._stub.SubmitCommand(
+            await stub.SubmitCommand(
                 rules_pb2.SubmitCommandRequest(
                     game_id=game_id,
                     seat=seat,
@@ -320,6 +322,11 @@ class BotWorker:
         """React to one feed entry (the newest this worker holds for its game)."""
         if not env.stream.startswith("game-"):
             return
+        if env.type == GAME_ENDED:  # nothing more to play: forget the game
+            game_id = env.stream.removeprefix("game-")
+            self._games.pop(game_id, None)
+            self._taken.pop(game_id, None)
+            return
         game_id, bot = await self._config(env)
         plays = bot.seats or self._taken.get(game_id)
         if plays and in_pool(self.pool, bot):
@@ -338,6 +345,8 @@ class BotWorker:
                 log.warning(
                     "bot move failed: %s", err.code().name, extra={"stream": group[-1][2].stream}
                 )
+                if err.code() == grpc.StatusCode.UNAVAILABLE:  # a replica went away
+                    self._rules.refresh()
                 await self.feed.nack(group)
                 return
             await self.feed.ack(group)
@@ -376,7 +385,7 @@ class BotWorker:
     async def close(self) -> None:
         """Close connections."""
         with contextlib.suppress(Exception):
-            await self._channel.close()
+            await self._rules.close()
             await self._views_channel.close()
         await self.feed.close()
         if self._owns_store:

@@ -15,7 +15,11 @@ import grpc
 from fallen.rules.v1 import rules_pb2, rules_pb2_grpc
 
 from services.platform.errors import RuleViolation
-from services.platform.grpcx.client import ServiceCredentials, raise_domain_error
+from services.platform.grpcx.client import (
+    ServiceCredentials,
+    internal_channel,
+    raise_domain_error,
+)
 from services.platform.grpcx.structs import to_struct
 
 SERVICE = "matchmaking"
@@ -80,7 +84,7 @@ class Pools:
     def stub(self, endpoint: str) -> rules_pb2_grpc.RulesServiceStub:
         """Return a (cached) stub for an endpoint."""
         if endpoint not in self._stubs:
-            channel = grpc.aio.insecure_channel(endpoint)
+            channel = internal_channel(endpoint)  # round robin over the pool's replicas
             self._channels.append(channel)
             self._stubs[endpoint] = rules_pb2_grpc.RulesServiceStub(channel)
         return self._stubs[endpoint]

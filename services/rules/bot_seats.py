@@ -8,9 +8,9 @@ whose first player depends on them) never sees them.
 
 Before a game with bot seats is created, the rules service asks its `BotCoverage` whether a
 bot worker plays that game: in-process workers (`fallenctl serve all`) play every game; a
-rules pool alone looks for a live bot pool on the store's feed (a consumer group named for
-the pool with a consumer that read recently). A bot seat nothing would play is refused
-(FAILED_PRECONDITION) rather than left to wait.
+rules pool alone looks for a live bot pool on its Redis store (a pool admitting the game
+with a worker that said it was alive in the last 30 s). A bot seat nothing would play is
+refused (FAILED_PRECONDITION) rather than left to wait.
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ from services.rules.pools import BOT_POOLS, admits, bot_pool_spec
 BOT_PLAYER_PREFIX = "bot:"
 BOT_KEYS = ("bots", "bot_policy", "bot_policies", "bot_seed")
 MAX_SEED = 64
-LIVE_MS = 30_000  # a consumer that read within this long is a live worker
 CACHE_S = 2.0  # how long a pool's answer is reused
 
 
@@ -103,38 +102,30 @@ class Nobody:
 
 
 class FeedPools:
-    """Bot pools on a Redis store's feed: a pool plays a game when its consumer group has a
-    consumer that read within LIVE_MS and the pool admits the game (services/rules/pools.py)."""
+    """Bot pools on a Redis store: a pool plays a game when one of its workers said it was
+    alive within LIVE_S (services/bots/feeds.py) and it admits the game
+    (services/rules/pools.py)."""
 
-    def __init__(self, redis_url: str, feed_keys: Sequence[str]) -> None:
+    def __init__(self, redis_url: str, prefix: str) -> None:
         import redis.asyncio as aioredis
 
         self._redis: Any = aioredis.from_url(redis_url, decode_responses=True)
-        self.keys = list(feed_keys)
-        self._cache: tuple[float, list[str]] | None = None
+        self.prefix = prefix
+        self._cache: tuple[float, set[str]] | None = None
 
-    async def live_pools(self) -> list[str]:
+    async def live_pools(self) -> set[str]:
         """Return the bot pools with a live worker (cached for CACHE_S)."""
+        from services.bots.feeds import live_groups
+
         now = time.monotonic()
-        if self._cache and now - self._cache[0] < CACHE_S:
-            return self._cache[1]
-        live: set[str] = set()
-        for key in self.keys:
-            if not await self._redis.exists(key):
-                continue
-            for group in await self._redis.xinfo_groups(key):
-                name = str(group.get("name"))
-                if name not in BOT_POOLS or name in live:
-                    continue
-                consumers = await self._redis.xinfo_consumers(key, name)
-                if any(int(c.get("idle") or 0) < LIVE_MS for c in consumers):
-                    live.add(name)
-        self._cache = (now, sorted(live))
+        if self._cache is None or now - self._cache[0] >= CACHE_S:
+            live = await live_groups(self._redis, self.prefix)
+            self._cache = (now, {g for g in live if g in BOT_POOLS})
         return self._cache[1]
 
     async def refusal(self, game: str, seat_count: int | None) -> str:
         """Return "" when a live bot pool plays such a game, else why not."""
-        for pool in await self.live_pools():
+        for pool in sorted(await self.live_pools()):
             if admits(bot_pool_spec(pool), game, seat_count):
                 return ""
         return (

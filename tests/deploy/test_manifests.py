@@ -761,6 +761,18 @@ def test_bot_pools_play_through_their_rules_service(
         assert 0 < float(svc["cpus"]) <= 1 and svc["mem_limit"], pool
 
 
+@pytest.mark.parametrize("target", sorted(TARGETS))
+def test_pools_called_inside_the_cluster_are_headless(
+    target: str, rendered: dict[str, list[dict[str, Any]]]
+) -> None:
+    # a headless Service's name resolves to every ready replica, and internal clients
+    # (dns:/// targets, round_robin) spread their calls over them; a ClusterIP would pin a
+    # client's long-lived HTTP/2 connection to one replica
+    services = _by_kind(rendered[target], "Service")
+    for name in ("dice", "deck", "projections", *{r for r in BOT_RULES.values()}):
+        assert services[name]["spec"].get("clusterIP") == "None", (target, name)
+
+
 def test_worker_partitions_bound_scaling() -> None:
     """The by-game topic and the relayed topics have the partitions the docs promise."""
     assert BY_GAME_PARTITIONS == RELAY_PARTITIONS == 4

@@ -23,6 +23,7 @@ from fallen.matchmaking.v1 import matchmaking_pb2 as pb
 from fallen.matchmaking.v1 import matchmaking_pb2_grpc as pb_grpc
 from fallen.rules.v1 import rules_pb2, rules_pb2_grpc
 
+from benchmarks.bot_latency import measure
 from services.app import Backend, serve
 from services.bots.policies import parse_choices
 from services.matchmaking.timers import check_all
@@ -317,3 +318,14 @@ async def test_a_stuck_bot_seat_is_warned_then_forfeits(embedded: Embedded) -> N
         "forfeit": "dungeon_lord",
         "conclusion": "forfeit",
     }
+
+
+async def test_the_latency_bench_times_bot_answers_and_human_commands(embedded: Embedded) -> None:
+    # given the embedded server, when the bench's human plays one Worlds game vs an easy bot
+    assert embedded.backend is not None
+    row = await measure(f"127.0.0.1:{embedded.backend.port}", "worlds", 1, "smoke")
+    # then it reports both figures with their percentiles (the shape, never the speed)
+    assert row["bot_answers"] > 0 and row["human_submits"] >= row["bot_answers"]
+    for key in ("bot_answer_ms", "human_submit_ms"):
+        assert set(row[key]) == {"p50", "p90", "p99", "max", "mean"}
+        assert row[key]["p50"] <= row[key]["p99"] <= row[key]["max"]

@@ -98,17 +98,34 @@ def raise_domain_error(err: grpc.aio.AioRpcError) -> NoReturn:
 
 
 # An internal channel reconnects soon after the service behind it is back (gRPC's default
-# backoff grows to 120 s, and a call on a channel waiting to reconnect fails at once).
+# backoff grows to 120 s, and a call on a channel waiting to reconnect fails at once), and
+# spreads its calls over every replica of the pool its name resolves to (round_robin over
+# the DNS answer: a headless Service in Kubernetes, a scaled service in compose; gRPC's
+# default, pick_first, would send every call to one replica). Servers close connections
+# after MAX_CONNECTION_AGE_S (services/platform/grpcx/server.py), so a client resolves the
+# name again and finds replicas added since.
 INTERNAL_CHANNEL_OPTIONS = (
     ("grpc.initial_reconnect_backoff_ms", 100),
     ("grpc.min_reconnect_backoff_ms", 100),
     ("grpc.max_reconnect_backoff_ms", 2000),
+    ("grpc.lb_policy_name", "round_robin"),
+    ("grpc.dns_min_time_between_resolutions_ms", 5000),
 )
+SCHEMES = ("dns:", "ipv4:", "ipv6:", "unix:", "unix-abstract:", "vsock:")
+
+
+def pool_target(address: str) -> str:
+    """Return the gRPC target of a pool: `dns:///host:port` for a plain host:port (every
+    address the name resolves to is a replica), any other target as given."""
+    if address.startswith(SCHEMES):
+        return address
+    return f"dns:///{address}"
 
 
 def internal_channel(address: str) -> grpc.aio.Channel:
-    """Return a channel to another service of the backend (quick to reconnect)."""
-    return grpc.aio.insecure_channel(address, options=INTERNAL_CHANNEL_OPTIONS)
+    """Return a channel to a pool of another service of the backend (round robin over its
+    replicas, quick to reconnect)."""
+    return grpc.aio.insecure_channel(pool_target(address), options=INTERNAL_CHANNEL_OPTIONS)
 
 
 class Reconnecting:

@@ -39,6 +39,9 @@ class Running:
         await self.server.stop(grace)
 
 
+MAX_CONNECTION_AGE_S = 300
+
+
 async def start_server(mounts: Sequence[Mount], address: str) -> Running:
     """Start a server on address ("host:port", port 0 = any) with health and reflection."""
     server = grpc.aio.server(
@@ -47,6 +50,9 @@ async def start_server(mounts: Sequence[Mount], address: str) -> Running:
             ("grpc.max_receive_message_length", MAX_REQUEST_BYTES),
             ("grpc.max_metadata_size", MAX_METADATA_BYTES),
             ("grpc.so_reuseport", 0),
+            # a client's connection ends after this long (calls in flight finish), so
+            # round-robin clients resolve the pool's name again and reach new replicas
+            ("grpc.max_connection_age_ms", MAX_CONNECTION_AGE_S * 1000),
         ],
     )
     health_servicer = health.aio.HealthServicer()
