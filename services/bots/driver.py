@@ -14,7 +14,7 @@ from fallen.dice.v1 import dice_pb2, dice_pb2_grpc
 from fallen.projections.v1 import projections_pb2, projections_pb2_grpc
 from fallen.rules.v1 import rules_pb2, rules_pb2_grpc
 
-from services.bots.policies import Policy, Turn, parse_choices
+from services.bots.policies import Policy, Turn, parse_choices, reads_view
 from services.platform.auth import issue_token
 from services.platform.grpcx.structs import struct_to_py, to_struct
 
@@ -127,7 +127,8 @@ async def play_game(
     Like a good client, at most two RPCs per command: SubmitCommand, whose answer names
     the next turn and, when the same player holds that seat, its legal commands; else
     ListLegalCommands as that seat's player. Each seat's view is pushed by one WatchView
-    stream per seat for the whole game (the bot waits for the version it acts at).
+    stream per seat for the whole game (the bot waits for the version it acts at); a
+    view-blind policy (random) neither follows nor waits for its view.
     The creator's client seed is `seed`; with dice, every other player gives theirs
     (`seed-<seat>`), so chance need not wait for the seed deadline.
     """
@@ -150,7 +151,13 @@ async def play_game(
                 game_id=gid, seat=seat, client_seed=f"{seed}-{seat}"
             )
             await dice.SetClientSeed(req, metadata=meta[seat])
-    watched = {seat: SeatView(views, gid, seat, md) for seat, md in meta.items()}
+    # A seat's view is followed only when its policy reads it: a view-blind bot (random)
+    # does not wait for the read side, which in a split deployment trails the rules pool.
+    watched = {
+        seat: SeatView(views, gid, seat, md)
+        for seat, md in meta.items()
+        if reads_view(policies[seat])
+    }
     try:
         summary = await stub.GetGame(rules_pb2.GetGameRequest(game_id=gid), metadata=first)
         turn = None if summary.ended else Next(summary.waiting_for, summary.version, [])
@@ -193,7 +200,8 @@ async def _play_turn(
     choices = parse_choices(commands)
     if not choices:
         raise RuntimeError(f"game {gid}: seat {turn.seat} must act but has no legal command")
-    view = await watched[turn.seat].at_least(version)
+    follow = watched.get(turn.seat)
+    view = await follow.at_least(version) if follow else {}
     pick = choices[policies[turn.seat](Turn(game, gid, turn.seat, version, view, choices, seed))]
     try:
         answer = await stub.SubmitCommand(

@@ -8,7 +8,7 @@ from fallen.rules.v1 import rules_pb2_grpc
 
 from services.app import serve
 from services.bots.driver import play_game
-from services.bots.policies import random_legal
+from services.bots.policies import Turn, random_legal
 from services.platform.store.sqlite import SqliteEventStore
 from tests.support.toy_game import RULES as TOY
 
@@ -55,6 +55,12 @@ class Counting:
         return call
 
 
+def first_of_view(turn: Turn) -> int:
+    """A policy that reads its seat's view (not view-blind), then picks the first command."""
+    assert isinstance(turn.view, dict)
+    return 0
+
+
 async def test_bots_use_at_most_two_rpcs_per_command(tmp_path, monkeypatch):
     monkeypatch.setenv("FALLEN_DEV", "1")
     # given the whole backend, and stubs that count every RPC the driver makes
@@ -66,19 +72,20 @@ async def test_bots_use_at_most_two_rpcs_per_command(tmp_path, monkeypatch):
         async with grpc.aio.insecure_channel(f"127.0.0.1:{backend.port}") as channel:
             stub = Counting(rules_pb2_grpc.RulesServiceStub(channel), counts)
             views = Counting(projections_pb2_grpc.ProjectionServiceStub(channel), counts)
-            policies = {"a": random_legal, "b": random_legal}
+            # one view-blind bot (random) and one that reads its view (any other policy)
+            policies = {"a": random_legal, "b": first_of_view}
             # when bots play two games
             for i in range(2):
                 await play_game(stub, views, "toy", {"a": "p1", "b": "p2"}, policies, f"r{i}")
     finally:
         await backend.stop()
     # then per command: one SubmitCommand and at most one ListLegalCommands; views are
-    # pushed (one WatchView per seat per game), never polled
+    # pushed (one WatchView per game for the seat whose bot reads it), never polled
     commands = counts["SubmitCommand"]
     assert commands >= 4
     assert counts.get("ListLegalCommands", 0) <= commands
     assert counts.get("GetView", 0) == 0
-    assert counts["WatchView"] == 4 and counts["CreateGame"] == 2
+    assert counts["WatchView"] == 2 and counts["CreateGame"] == 2
     per_command = sum(
         n for k, n in counts.items() if k not in ("CreateGame", "GetGame", "WatchView")
     )

@@ -1,6 +1,7 @@
 """The stack through its one address only: the door (deploy/door), as a client uses it.
 
-Every kind of game is played through the door's plaintext gRPC port: Fallen, a Fallen Land
+Every kind of game is played through the door's plaintext gRPC port (and the program of
+docs/clients.md plays and disputes a Fallen game there): Fallen, a Fallen Land
 game of 3 seats, an Epic (6 seats) and a solo game by `fallenctl play --target DOOR`, and
 Fallen Worlds against the bots pool from matchmaking's `vs_bot` queue, its pool taken from
 MatchFound. The Worlds game is watched live (WatchView) while it is played, its audit log
@@ -29,7 +30,9 @@ from fallen.rules.v1 import rules_pb2, rules_pb2_grpc
 
 from services.bots.driver import _md
 from services.bots.policies import policy_for
+from services.platform.auth import issue_token
 from services.platform.grpcx.pool_routing import PoolRouting
+from tests.integration.test_client_guide import guide_example
 from tests.stack.compose import Stack, docker
 from tests.stack.play import Ack, Replicas, matched, play
 
@@ -92,6 +95,28 @@ async def test_fallenctl_plays_every_kind_of_game_through_the_door(door: Door):
     last = results["land solo"]["game_id"]
     seen = json.loads(fallenctl("view", last, "--target", door.grpc))
     assert seen["view"] and seen["version"] >= 1, seen
+
+
+def test_the_client_guides_program_plays_and_disputes_a_game_through_the_door(
+    door: Door, tmp_path: Path
+):
+    # given the program of docs/clients.md, pointed at the door
+    script = tmp_path / "client.py"
+    script.write_text(guide_example())
+    env = {
+        **os.environ,
+        "FALLEN_TARGET": door.grpc,
+        "ALICE_TOKEN": issue_token("alice"),
+        "BOB_TOKEN": issue_token("bob"),
+    }
+    # when it runs as a client process
+    done = subprocess.run(
+        [sys.executable, str(script)], env=env, capture_output=True, text=True,
+        timeout=CLI_TIMEOUT_S, check=False,
+    )  # fmt: skip
+    # then it played the game to its end, watched it, and the dispute verified it
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+    assert "chain True, dice True" in done.stdout and "verified=True" in done.stdout
 
 
 async def watch(views: projections_pb2_grpc.ProjectionServiceStub, game_id: str) -> list[int]:
