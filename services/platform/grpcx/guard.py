@@ -8,6 +8,7 @@ checked against the descriptor-driven bounds of services.platform.grpcx.bounds.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -87,8 +88,12 @@ class RequestGuard(grpc.aio.ServerInterceptor):
             inner_stream = handler.unary_stream
 
             async def stream(raw: bytes, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
-                async for item in inner_stream(await decode(raw, context), context):
-                    yield item
+                # aclosing: when the client goes away the handler's own generator is closed
+                # at once (its finally blocks release the stream), not when collected
+                request = await decode(raw, context)
+                async with contextlib.aclosing(inner_stream(request, context)) as items:
+                    async for item in items:
+                        yield item
 
             return grpc.unary_stream_rpc_method_handler(
                 stream, response_serializer=handler.response_serializer
