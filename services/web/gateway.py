@@ -23,7 +23,7 @@ from fallen.projections.v1 import projections_pb2_grpc as pb_grpc
 from services.dice.kinds import catalog
 from services.platform.auth import issue_token
 from services.platform.grpcx.structs import struct_to_py, value_to_py
-from services.web import sse
+from services.web import replays, sse
 from services.web.security import security_headers
 
 STATIC = Path(__file__).parent / "static"
@@ -174,11 +174,21 @@ async def watch(request: web.Request) -> web.StreamResponse:
 
 
 async def replay(request: web.Request) -> web.Response:
-    """GET /api/games/{id}/replay?seat=: every step of a finished game (ReplayViews).
+    """GET /api/games/{id}/replay?seat=: every step of a finished game (ReplayViews), built
+    once and kept gzipped with an ETag (services/web/replays.py).
 
     Each step has the full `view` or, mostly, a JSON merge `patch` against the previous one.
     """
     gid, seat, md = request.match_info["game_id"], _seat(request), _metadata(request)
+    cache = request.app[replays.REPLAYS]
+    anonymous = "Authorization" not in request.headers
+    # without a token only the spectator's replay is served from the cache (a seat's needs
+    # the read side's yes first)
+    built = cache.get((gid, seat)) if anonymous and not seat else None
+    if built is not None:
+        return replays.answer(request, built)
+    if anonymous:
+        cache.charge(request.remote or "")
     steps: list[dict[str, Any]] = []
     start = 1
     while True:
@@ -186,6 +196,8 @@ async def replay(request: web.Request) -> web.Response:
             pb.ReplayViewsRequest(game_id=gid, seat=seat, from_version=start, limit=200),
             metadata=md,
         )
+        if not anonymous and start == 1 and (known := cache.get((gid, seat))) is not None:
+            return replays.answer(request, known)  # the read side said this caller may read it
         for s in resp.steps:
             step = {"version": s.version, "type": s.type, "data": struct_to_py(s.data)}
             if s.HasField("view_patch"):
@@ -196,7 +208,8 @@ async def replay(request: web.Request) -> web.Response:
         if resp.next_version > resp.head_version or not resp.steps:
             break
         start = resp.next_version
-    return web.json_response({"game_id": gid, "seat": seat, "steps": steps})
+    body = {"game_id": gid, "seat": seat, "steps": steps}
+    return replays.answer(request, cache.put((gid, seat), body))
 
 
 async def events(request: web.Request) -> web.Response:
@@ -255,6 +268,7 @@ def make_app(channel: grpc.aio.Channel) -> web.Application:
     """Return the gateway application talking to the read side over channel."""
     app = web.Application(middlewares=[security_headers, grpc_errors])
     sse.setup(app)
+    app[replays.REPLAYS] = replays.ReplayCache()
     app[STUB] = pb_grpc.ProjectionServiceStub(channel)
     app.router.add_get("/", index)
     app.router.add_get("/api/games", games)
