@@ -225,9 +225,11 @@ async def _serve(
         stop_web = await start_web(f"127.0.0.1:{backend.port}", host or "127.0.0.1", web_port)
         typer.echo(f"fallen web page on http://{host or '127.0.0.1'}:{web_port}/", err=True)
     await stop.wait()
+    typer.echo("fallen stopping: ending web streams, then draining RPCs", err=True)
     if stop_web is not None:
         await stop_web()
     await backend.stop()
+    typer.echo("fallen stopped", err=True)
 
 
 @app.command()

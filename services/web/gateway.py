@@ -55,7 +55,7 @@ def spectator_token() -> str:
 
 
 MAX_AUTHORIZATION = 4096
-STOP_WAIT_S = 2.0  # what stopping waits for in-flight requests once streams are ended
+STOP_WAIT_S = 1.0  # what stopping waits for in-flight requests once streams are ended
 MAX_QUERY_INT = 2**31 - 1  # the largest count or version a query parameter may name
 
 
