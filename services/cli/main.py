@@ -106,9 +106,9 @@ def serve(
     if port is not None:
         address = f"{address.rsplit(':', 1)[0]}:{port}"
     if metrics_port:
-        from prometheus_client import start_http_server
+        from services.platform.metrics_http import start_metrics
 
-        start_http_server(metrics_port, addr=address.rsplit(":", 1)[0])
+        start_metrics(metrics_port, addr=address.rsplit(":", 1)[0])
     from services.matchmaking.wiring import state_url_for
 
     mm_state = matchmaking_state or state_url_for(store)

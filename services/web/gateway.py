@@ -23,7 +23,7 @@ from fallen.projections.v1 import projections_pb2_grpc as pb_grpc
 from services.dice.kinds import catalog
 from services.platform.auth import issue_token
 from services.platform.grpcx.structs import struct_to_py, value_to_py
-from services.web import replays, sse
+from services.web import health, replays, sse
 from services.web.security import security_headers
 
 STATIC = Path(__file__).parent / "static"
@@ -269,6 +269,7 @@ def make_app(channel: grpc.aio.Channel) -> web.Application:
     app = web.Application(middlewares=[security_headers, grpc_errors])
     sse.setup(app)
     app[replays.REPLAYS] = replays.ReplayCache()
+    health.add_routes(app, channel)
     app[STUB] = pb_grpc.ProjectionServiceStub(channel)
     app.router.add_get("/", index)
     app.router.add_get("/api/games", games)
