@@ -27,6 +27,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from services.platform.auth import Principal
+from services.platform.gamemetrics import STREAMS_OPEN
 from services.platform.quotas import QuotaExceeded
 
 RETRY_AFTER_S = 5.0
@@ -63,8 +64,9 @@ class StreamBounds:
 class StreamLimiter:
     """Counts open streams by player and address; refuses one beyond a bound."""
 
-    def __init__(self, bounds: StreamBounds | None = None) -> None:
+    def __init__(self, bounds: StreamBounds | None = None, kind: str = "grpc") -> None:
         self.bounds = bounds or StreamBounds.from_env()
+        self.gauge = STREAMS_OPEN.labels(kind)
         self.players: Counter[str] = Counter()
         self.addresses: Counter[str] = Counter()
         self.total = 0
@@ -94,10 +96,12 @@ class StreamLimiter:
         for counter, key in keyed:
             counter[key] += 1
         self.total += 1
+        self.gauge.inc()
         try:
             yield
         finally:
             self.total -= 1
+            self.gauge.dec()
             for counter, key in keyed:
                 counter[key] -= 1
                 if counter[key] <= 0:

@@ -38,7 +38,7 @@ def heartbeat_s() -> float:
 
 def setup(app: web.Application) -> None:
     """Give an app its stream bounds and the set of open streams (ended by end_all)."""
-    app[LIMITER] = StreamLimiter(StreamBounds.web_from_env())
+    app[LIMITER] = StreamLimiter(StreamBounds.web_from_env(), "sse")
     app[WATCHERS] = set()
 
 
