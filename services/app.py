@@ -31,7 +31,9 @@ from services.rules.service import mount as rules_mount
 log = logging.getLogger("fallen.app")
 
 ALL = "all"
-STOP_WAIT_S = 5.0
+STOP_WAIT_S = 5.0  # the most a stop takes: SIGTERM to exit (docs/retention.md)
+JOBS_WAIT_S = 1.5  # for cancelled background jobs to finish, all together
+RPC_GRACE_S = 1.0  # for in-flight RPCs before the server cancels them (streams too)
 RULES_POOLS = POOLS
 SINGLE_SERVICES = ("dice", "deck", *RULES_POOLS, "relay", "projections", "matchmaking", *BOT_POOLS)
 
@@ -100,20 +102,33 @@ class Backend:
         return self.running.port
 
     async def stop(self) -> None:
-        """Stop serving and release everything."""
-        for task in self.tasks:
+        """Stop serving and release everything, within about STOP_WAIT_S in all: background
+        jobs are cancelled together (not one wait each), in-flight RPCs get a short grace,
+        open streams are then cancelled; a log line says what it waits for."""
+        pending = [t for t in self.tasks if not t.done()]
+        log.info(
+            "stopping: cancelling background jobs, draining in-flight RPCs, closing streams",
+            extra={"jobs": len(pending), "grace_s": RPC_GRACE_S},
+        )
+        for task in pending:
             task.cancel()
+        if pending:
             # bounded: a job blocked in a client library that holds on to the cancellation
             # (seen with redis-py inside XREADGROUP BLOCK) must not hang the shutdown
-            with contextlib.suppress(asyncio.CancelledError, TimeoutError, Exception):
-                await asyncio.wait_for(asyncio.shield(task), STOP_WAIT_S)
-        await self.running.stop(0.5)
+            _, stuck = await asyncio.wait(pending, timeout=JOBS_WAIT_S)
+            if stuck:
+                log.warning(
+                    "stopping without waiting for background jobs",
+                    extra={"jobs": sorted(t.get_name() for t in stuck)},
+                )
+        await self.running.stop(RPC_GRACE_S)
         for ch in self.channels:
-            await ch.close()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(ch.close(), 1.0)
         close = getattr(self.bot_coverage, "close", None)
         if close is not None:
             with contextlib.suppress(Exception):
-                await close()
+                await asyncio.wait_for(close(), 1.0)
         await self.store.close()
 
 

@@ -111,9 +111,9 @@ def serve(
     if port is not None:
         address = f"{address.rsplit(':', 1)[0]}:{port}"
     if metrics_port:
-        from prometheus_client import start_http_server
+        from services.platform.metrics_http import start_metrics
 
-        start_http_server(metrics_port, addr=address.rsplit(":", 1)[0])
+        start_metrics(metrics_port, addr=address.rsplit(":", 1)[0])
     from services.matchmaking.wiring import state_url_for
 
     mm_state = matchmaking_state or state_url_for(store)
@@ -246,9 +246,11 @@ async def _serve(
         stop_web = await start_web(f"127.0.0.1:{backend.port}", host or "127.0.0.1", web_port)
         typer.echo(f"fallen web page on http://{host or '127.0.0.1'}:{web_port}/", err=True)
     await stop.wait()
+    typer.echo("fallen stopping: ending web streams, then draining RPCs", err=True)
     if stop_web is not None:
         await stop_web()
     await backend.stop()
+    typer.echo("fallen stopped", err=True)
 
 
 @app.command()

@@ -16,10 +16,12 @@ from services.matchmaking.modes import find_mode
 from services.matchmaking.ratings import default_row
 from services.platform.auth import Principal, principal_from_metadata
 from services.platform.errors import DomainError, InvalidArgument
-from services.platform.grpcx.rpc import public_rpc, rpc, status_for
+from services.platform.grpcx.guard import client_host
+from services.platform.grpcx.rpc import error_details, public_rpc, rpc, status_for
 from services.platform.grpcx.server import Mount
 from services.platform.grpcx.times import from_seconds
 from services.platform.quotas import Quotas
+from services.platform.streamlimits import StreamLimiter
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["MatchmakingService"].full_name
 WATCH_POLL_S = 0.1
@@ -71,6 +73,7 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
     def __init__(self, mm: Matchmaker, quotas: Quotas | None = None) -> None:
         self.mm = mm
         self.quotas = quotas or Quotas()
+        self.streams = StreamLimiter()
 
     @rpc
     async def Enqueue(
@@ -108,19 +111,25 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
         try:
             principal = principal_from_metadata(context.invocation_metadata())
             t = await self.mm.ticket_for(principal.subject, request.ticket_id, principal.is_service)
+            held = self.streams.hold_for(principal, client_host(context.peer()))
+            held.__enter__()
         except DomainError as exc:
-            await context.abort(status_for(exc), str(exc))
+            code = status_for(exc)
+            await context.abort(code, str(exc), error_details(exc, code, str(exc)))
             return
-        last = ""
-        while True:
-            shown = STATE[t.state]
-            if str(shown) != last:
-                last = str(shown)
-                yield pb.WatchTicketResponse(ticket=ticket_pb(t, principal.subject))
-            if t.state in FINAL:
-                return
-            await asyncio.sleep(WATCH_POLL_S)
-            t = await self.mm.state.ticket(t.ticket_id)
+        try:
+            last = ""
+            while True:
+                shown = STATE[t.state]
+                if str(shown) != last:
+                    last = str(shown)
+                    yield pb.WatchTicketResponse(ticket=ticket_pb(t, principal.subject))
+                if t.state in FINAL:
+                    return
+                await asyncio.sleep(WATCH_POLL_S)
+                t = await self.mm.state.ticket(t.ticket_id)
+        finally:
+            held.__exit__(None, None, None)
 
     @rpc
     async def CancelTicket(

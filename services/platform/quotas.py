@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from services.platform.auth import Principal
 from services.platform.errors import DomainError
+from services.platform.gamemetrics import QUOTA_REFUSED
 
 MAX_BUCKETS = 100_000
 
@@ -85,6 +86,7 @@ class Buckets:
         tokens = min(self.rate.burst, tokens + (now - at) * self.rate.per_s)
         if tokens < 1:
             self._held[player] = (tokens, now)
+            QUOTA_REFUSED.labels(self.name).inc()
             raise QuotaExceeded(self.name, (1 - tokens) / self.rate.per_s)
         self._held[player] = (tokens - 1, now)
         if len(self._held) > MAX_BUCKETS:

@@ -26,11 +26,13 @@ from services.platform.errors import (
     quote,
 )
 from services.platform.games import check_game_id, game_ended, game_info
-from services.platform.grpcx.rpc import rpc, status_for
+from services.platform.grpcx.guard import client_host
+from services.platform.grpcx.rpc import error_details, rpc, status_for
 from services.platform.grpcx.server import Mount
 from services.platform.grpcx.structs import to_struct, to_value
 from services.platform.grpcx.times import from_iso
 from services.platform.store.base import EventStore
+from services.platform.streamlimits import StreamLimiter
 from services.projections.consistency import known_mismatch
 from services.projections.records import GAME_FAMILIES, game_streams, hashed_text, may_see
 from services.projections.replay_views import Step, merge_patch, replay_steps
@@ -74,6 +76,7 @@ class ProjectionServicer(pb_grpc.ProjectionServiceServicer):
         self.views = views
         self.games = dict(games or {})
         self.hub = WatchHub(views)
+        self.streams = StreamLimiter()
         self._replays: dict[tuple[str, str], tuple[list[Step], int]] = {}
 
     def rules_of(self, game: str) -> GameRules | None:
@@ -152,11 +155,17 @@ class ProjectionServicer(pb_grpc.ProjectionServiceServicer):
         try:
             principal = principal_from_metadata(context.invocation_metadata())
             seat = await self._reader(request.game_id, principal, request.seat)
+            held = self.streams.hold_for(principal, client_host(context.peer()))
+            held.__enter__()
         except DomainError as exc:
-            await context.abort(status_for(exc), str(exc))
+            code = status_for(exc)
+            await context.abort(code, str(exc), error_details(exc, code, str(exc)))
             return
-        async for rec in self.hub.watch(request.game_id, seat or "", request.after_version):
-            yield _watch_message(rec)
+        try:
+            async for rec in self.hub.watch(request.game_id, seat or "", request.after_version):
+                yield _watch_message(rec)
+        finally:
+            held.__exit__(None, None, None)
 
     @rpc
     async def ListGames(

@@ -9,6 +9,7 @@ from fallen.rules.v1 import rules_pb2, rules_pb2_grpc
 
 from services.platform.auth import Principal, reserved_id
 from services.platform.errors import InvalidArgument, PermissionDenied, RuleViolation, quote
+from services.platform.gamemetrics import COMMANDS, GAMES_CREATED, GAMES_ENDED, conclusion_of
 from services.platform.games import SEAT_EVENTS
 from services.platform.grpcx.rpc import rpc
 from services.platform.grpcx.server import Mount
@@ -125,6 +126,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         loaded, commitment = await self.runner.create(
             request.game, game_id, dict(request.seats), options, "", seeds
         )
+        GAMES_CREATED.labels(loaded.game).inc()
         gate = await self.runner.seed_gate(game_id)
         pool = await _tell_pool(context, loaded)
         return rules_pb2.CreateGameResponse(
@@ -167,6 +169,10 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
             not_taken_over,
         )
         outcome = after.outcome if after.ended else None
+        if not dedup:
+            COMMANDS.labels(after.game).inc()
+            if after.ended:
+                GAMES_ENDED.labels(after.game, conclusion_of(outcome)).inc()
         return rules_pb2.SubmitCommandResponse(
             version=after.version,
             deduplicated=dedup,

@@ -27,6 +27,7 @@ from services.dice.ledger import CLIENT_SEED_SET
 from services.dice.seeds import now_utc, parse_iso
 from services.platform.envelope import stream_game
 from services.platform.errors import DomainError, VersionConflict
+from services.platform.gamemetrics import GAMES_ENDED
 from services.platform.games import ABANDONED_KEY, ABANDONED_OUTCOME, GAME_CREATED, GAME_ENDED
 from services.platform.store.base import EventStore, NewEvent
 from services.platform.store.feed import FeedHead, read_heads
@@ -210,6 +211,7 @@ class ChanceSweeper:
         except VersionConflict:  # a command came in: the game is not abandoned
             return
         log.info("game abandoned", extra={"game_id": gid, "idle_s": int(self.abandon_after)})
+        GAMES_ENDED.labels(loaded.game, "abandoned").inc()
         with contextlib.suppress(DomainError):
             await self.runner.dice.reveal(gid)
 

@@ -23,6 +23,8 @@ from fallen.projections.v1 import projections_pb2_grpc as pb_grpc
 from services.dice.kinds import catalog
 from services.platform.auth import issue_token
 from services.platform.grpcx.structs import struct_to_py, value_to_py
+from services.web import health, replays, sse
+from services.web.security import security_headers
 
 STATIC = Path(__file__).parent / "static"
 SPECTATOR = "web"  # the spectator token's subject: the principal "spectator:web"
@@ -53,16 +55,8 @@ def spectator_token() -> str:
 
 
 MAX_AUTHORIZATION = 4096
+STOP_WAIT_S = 1.0  # what stopping waits for in-flight requests once streams are ended
 MAX_QUERY_INT = 2**31 - 1  # the largest count or version a query parameter may name
-SECURITY_HEADERS = {
-    "Content-Security-Policy": (
-        "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; "
-        "frame-ancestors 'none'; form-action 'self'"
-    ),
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-    "X-Frame-Options": "DENY",
-}
 
 
 def _unauthorized(message: str) -> web.HTTPUnauthorized:
@@ -90,19 +84,6 @@ def _metadata(request: web.Request) -> tuple[tuple[str, str], ...]:
     ):
         raise _unauthorized("Authorization must be 'Bearer <token>' (printable ASCII)")
     return (("authorization", f"Bearer {token}"),)
-
-
-@web.middleware
-async def security_headers(request: web.Request, handler: Handler) -> web.StreamResponse:
-    """Add the browser's security headers (CSP, nosniff, ...) to every answer, errors too."""
-    try:
-        resp = await handler(request)
-    except web.HTTPException as exc:
-        exc.headers.update(SECURITY_HEADERS)
-        raise
-    if not resp.prepared:
-        resp.headers.update(SECURITY_HEADERS)
-    return resp
 
 
 @web.middleware
@@ -174,9 +155,9 @@ def _view_json(msg: pb.GetViewResponse | pb.WatchViewResponse) -> dict[str, Any]
     }
 
 
-async def watch(request: web.Request) -> web.StreamResponse:
-    """GET /api/games/{id}/watch?seat=&after=: Server-Sent Events, one per new view."""
-    call = request.app[STUB].WatchView(
+def _watch_call(request: web.Request) -> Any:
+    """Open the WatchView call of a /watch request."""
+    return request.app[STUB].WatchView(
         pb.WatchViewRequest(
             game_id=request.match_info["game_id"],
             seat=_seat(request),
@@ -184,33 +165,30 @@ async def watch(request: web.Request) -> web.StreamResponse:
         ),
         metadata=_metadata(request),
     )
-    first = await call.read()  # errors surface here, before the stream starts
-    out = web.StreamResponse(
-        headers={
-            "Content-Type": "text/event-stream",
-            "Cache-Control": "no-cache",
-            **SECURITY_HEADERS,
-        }
-    )
-    await out.prepare(request)
-    msg = first
-    try:
-        while msg is not grpc.aio.EOF:
-            payload = json.dumps(_view_json(msg), separators=(",", ":"))
-            await out.write(f"event: view\ndata: {payload}\n\n".encode())
-            msg = await call.read()
-        await out.write(b"event: end\ndata: {}\n\n")
-    finally:
-        call.cancel()
-    return out
+
+
+async def watch(request: web.Request) -> web.StreamResponse:
+    """GET /api/games/{id}/watch?seat=&after=: Server-Sent Events, one per new view
+    (bounded, with heartbeats, released when the client leaves: services/web/sse.py)."""
+    return await sse.watch(request, _watch_call, _view_json)
 
 
 async def replay(request: web.Request) -> web.Response:
-    """GET /api/games/{id}/replay?seat=: every step of a finished game (ReplayViews).
+    """GET /api/games/{id}/replay?seat=: every step of a finished game (ReplayViews), built
+    once and kept gzipped with an ETag (services/web/replays.py).
 
     Each step has the full `view` or, mostly, a JSON merge `patch` against the previous one.
     """
     gid, seat, md = request.match_info["game_id"], _seat(request), _metadata(request)
+    cache = request.app[replays.REPLAYS]
+    anonymous = "Authorization" not in request.headers
+    # without a token only the spectator's replay is served from the cache (a seat's needs
+    # the read side's yes first)
+    built = cache.get((gid, seat)) if anonymous and not seat else None
+    if built is not None:
+        return replays.answer(request, built)
+    if anonymous:
+        cache.charge(request.remote or "")
     steps: list[dict[str, Any]] = []
     start = 1
     while True:
@@ -218,6 +196,8 @@ async def replay(request: web.Request) -> web.Response:
             pb.ReplayViewsRequest(game_id=gid, seat=seat, from_version=start, limit=200),
             metadata=md,
         )
+        if not anonymous and start == 1 and (known := cache.get((gid, seat))) is not None:
+            return replays.answer(request, known)  # the read side said this caller may read it
         for s in resp.steps:
             step = {"version": s.version, "type": s.type, "data": struct_to_py(s.data)}
             if s.HasField("view_patch"):
@@ -228,7 +208,8 @@ async def replay(request: web.Request) -> web.Response:
         if resp.next_version > resp.head_version or not resp.steps:
             break
         start = resp.next_version
-    return web.json_response({"game_id": gid, "seat": seat, "steps": steps})
+    body = {"game_id": gid, "seat": seat, "steps": steps}
+    return replays.answer(request, cache.put((gid, seat), body))
 
 
 async def events(request: web.Request) -> web.Response:
@@ -286,6 +267,9 @@ async def index(request: web.Request) -> web.FileResponse:
 def make_app(channel: grpc.aio.Channel) -> web.Application:
     """Return the gateway application talking to the read side over channel."""
     app = web.Application(middlewares=[security_headers, grpc_errors])
+    sse.setup(app)
+    app[replays.REPLAYS] = replays.ReplayCache()
+    health.add_routes(app, channel)
     app[STUB] = pb_grpc.ProjectionServiceStub(channel)
     app.router.add_get("/", index)
     app.router.add_get("/api/games", games)
@@ -305,12 +289,16 @@ def make_app(channel: grpc.aio.Channel) -> web.Application:
 async def start_web(grpc_target: str, host: str, port: int) -> Callable[[], Awaitable[None]]:
     """Serve the page on host:port in front of the read side at grpc_target; return stop."""
     channel = grpc.aio.insecure_channel(grpc_target)
-    runner = web.AppRunner(make_app(channel))
+    app = make_app(channel)
+    # handler_cancellation: a client that goes away cancels its handler at once (an idle
+    # SSE stream is released, not kept until its next write)
+    runner = web.AppRunner(app, handler_cancellation=True, shutdown_timeout=STOP_WAIT_S)
     await runner.setup()
     site = web.TCPSite(runner, host, port)
     await site.start()
 
     async def stop() -> None:
+        await sse.end_all(app)
         await runner.cleanup()
         await channel.close()
 

@@ -60,6 +60,19 @@ def shot(page: Page, name: str) -> None:
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
 
 
+def hero_of(target: str, game_id: str) -> str:
+    """Return the Hero's player id of a game (GetGame with a service token)."""
+    import grpc
+    from fallen.rules.v1 import rules_pb2, rules_pb2_grpc
+
+    with grpc.insecure_channel(target) as channel:
+        game = rules_pb2_grpc.RulesServiceStub(channel).GetGame(
+            rules_pb2.GetGameRequest(game_id=game_id),
+            metadata=(("authorization", f"Bearer {issue_token('e2e', service=True)}"),),
+        )
+    return game.seats["hero"]
+
+
 def test_lobby_live_game_and_replay_in_chromium(served: Running, monkeypatch):
     monkeypatch.setenv("FALLEN_DEV", "1")  # tokens signed like `make run` signs them
     monkeypatch.delenv("FALLEN_JWT_SECRET", raising=False)
@@ -75,14 +88,17 @@ def test_lobby_live_game_and_replay_in_chromium(served: Running, monkeypatch):
     try:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=chromium(), args=["--no-sandbox"])
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            # bypass_csp: the test's own probes (wait_for_function) are evaluated strings,
+            # which the page's Content-Security-Policy (no eval) would refuse
+            page = browser.new_page(viewport={"width": 1280, "height": 900}, bypass_csp=True)
             page.on("response", keep)
             # given the lobby, when a bot game is in progress, then it is listed as such
             page.goto(served.web + "/")
             live_row = page.locator("tr[data-ended=false]").first
             live_row.wait_for(timeout=20_000)
             game_id = live_row.get_attribute("data-game-id")
-            hero = json.loads(live_row.get_attribute("data-seats") or "{}")["hero"]
+            # the lobby shows an outsider no player ids (docs/decisions.md): ask as a service
+            hero = hero_of(served.grpc, game_id or "")
             shot(page, "1-lobby")
             # when the spectator follows it live, then the board updates until the game ends
             live_row.locator("a.watch").click()

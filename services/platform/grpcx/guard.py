@@ -8,6 +8,8 @@ checked against the descriptor-driven bounds of services.platform.grpcx.bounds.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -18,6 +20,7 @@ import grpc
 from services.platform.auth import principal_from_metadata
 from services.platform.errors import InvalidArgument, Unauthenticated
 from services.platform.grpcx.bounds import check_request
+from services.platform.grpcx.rpc import RPC_TOTAL
 
 log = logging.getLogger("fallen.rpc")
 
@@ -87,8 +90,23 @@ class RequestGuard(grpc.aio.ServerInterceptor):
             inner_stream = handler.unary_stream
 
             async def stream(raw: bytes, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
-                async for item in inner_stream(await decode(raw, context), context):
-                    yield item
+                # aclosing: when the client goes away the handler's own generator is closed
+                # at once (its finally blocks release the stream), not when collected
+                request = await decode(raw, context)
+                code = "OK"
+                try:
+                    async with contextlib.aclosing(inner_stream(request, context)) as items:
+                        async for item in items:
+                            yield item
+                except BaseException as exc:  # streams count in the RPC metrics too
+                    code = (
+                        "CANCELLED"
+                        if isinstance(exc, (GeneratorExit, asyncio.CancelledError))
+                        else "ERROR"
+                    )
+                    raise
+                finally:
+                    RPC_TOTAL.labels(method, code).inc()
 
             return grpc.unary_stream_rpc_method_handler(
                 stream, response_serializer=handler.response_serializer
