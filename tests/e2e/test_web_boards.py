@@ -107,7 +107,8 @@ def test_watch_a_live_game_then_replay_it_with_names_and_words(served: Running, 
                 player.start()
             page.locator(f"#board [data-game={game}]").wait_for(timeout=20_000)
             page.wait_for_function(
-                f"Number(document.querySelector('#live-status').dataset.version) > {first}",
+                f"Number(document.querySelector('#live-status').dataset.version) > {first}"
+                " || document.body.dataset.state === 'live-ended'",
                 timeout=60_000,
             )
             shot(page, f"board-{game}-1b-live-moving")
