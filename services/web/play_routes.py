@@ -33,7 +33,8 @@ from services.platform.auth import issue_token
 from services.platform.grpcx.structs import struct_to_py
 from services.web.carddata import UnknownCardData, card_data, versions
 from services.web.gateway import STUB, _int, _metadata, _seat
-from services.web.words import describer
+from services.web.words import Describer, describer
+from services.web.words.land import LandWords
 
 RULES: web.AppKey[rules_grpc.RulesServiceStub] = web.AppKey("rules", rules_grpc.RulesServiceStub)
 MATCH: web.AppKey[mm_grpc.MatchmakingServiceStub] = web.AppKey(
@@ -42,6 +43,8 @@ MATCH: web.AppKey[mm_grpc.MatchmakingServiceStub] = web.AppKey(
 PLAYER = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 MATCH_WAIT_S = 20.0
 MAX_BODY = 16_384
+META_ENTRIES = 4096
+META: web.AppKey[dict[str, tuple[str, int]]] = web.AppKey("game_meta", dict)
 
 
 async def cards(request: web.Request) -> web.Response:
@@ -130,24 +133,47 @@ async def info(request: web.Request) -> web.Response:
     )
 
 
+async def _meta(request: web.Request, gid: str) -> tuple[str, int]:
+    """Return a game's kind and card-data version (asked once per game, then remembered)."""
+    known = request.app[META]
+    if gid in known:
+        return known[gid]
+    g = await _game(request, gid)
+    meta = (g.game, await _version_of(request, gid, g.game))
+    if len(known) >= META_ENTRIES:
+        known.pop(next(iter(known)))
+    known[gid] = meta
+    return meta
+
+
+async def _describer(request: web.Request, gid: str, seat: str) -> tuple[str, Describer]:
+    """Return a game's kind and a describer knowing its card data (and, for Worlds, which
+    card each uid in play is, from the seat's current view)."""
+    game, version = await _meta(request, gid)
+    data = card_data(game, version)
+    w = describer(game, data["cards"])
+    if isinstance(w, LandWords):
+        w.factions = data.get("factions", {})
+    if game == "worlds":
+        view = await request.app[STUB].GetView(
+            pj_pb.GetViewRequest(game_id=gid, seat=seat), metadata=_metadata(request)
+        )
+        w.learn("view", struct_to_py(view.view))
+    return game, w
+
+
 async def words_route(request: web.Request) -> web.Response:
     """GET /api/games/{id}/words?seat=&from=: the seat's events, each in a sentence."""
     gid, seat = request.match_info["game_id"], _seat(request)
-    g = await _game(request, gid)
-    everything = await _events(request, gid, seat)
-    data = card_data(g.game, card_version(g.game, everything))
-    w = describer(g.game, data["cards"])
-    if hasattr(w, "factions"):
-        w.factions = data.get("factions", {})
-    for e in everything:
+    game, w = await _describer(request, gid, seat)
+    events = await _events(request, gid, seat, max(1, _int(request, "from")))
+    for e in events:
         w.learn(e["type"], e["data"])
-    start = _int(request, "from")
     lines = [
         {"version": e["version"], "type": e["type"], "text": w.event(e["type"], e["data"])}
-        for e in everything
-        if e["version"] >= start
+        for e in events
     ]
-    return web.json_response({"game_id": gid, "game": g.game, "seat": seat, "lines": lines})
+    return web.json_response({"game_id": gid, "game": game, "seat": seat, "lines": lines})
 
 
 async def legal(request: web.Request) -> web.Response:
@@ -156,13 +182,7 @@ async def legal(request: web.Request) -> web.Response:
     resp = await request.app[RULES].ListLegalCommands(
         rules_pb.ListLegalCommandsRequest(game_id=gid, seat=seat), metadata=_metadata(request)
     )
-    g = await _game(request, gid)
-    w = describer(g.game, card_data(g.game, await _version_of(request, gid, g.game))["cards"])
-    if g.game == "worlds":
-        view = await request.app[STUB].GetView(
-            pj_pb.GetViewRequest(game_id=gid, seat=seat), metadata=_metadata(request)
-        )
-        w.learn("view", struct_to_py(view.view))
+    _, w = await _describer(request, gid, seat)
     commands = []
     for c in resp.commands:
         args = struct_to_py(c.args)
@@ -289,6 +309,7 @@ def add_play_routes(app: web.Application, channel: grpc.aio.Channel) -> None:
     """Mount the routes on app; the rules and matchmaking services share the channel."""
     app[RULES] = rules_grpc.RulesServiceStub(channel)
     app[MATCH] = mm_grpc.MatchmakingServiceStub(channel)
+    app[META] = {}
     app.router.add_get("/api/cards/{game}/{version}", cards)
     app.router.add_get("/api/games/{game_id}/info", info)
     app.router.add_get("/api/games/{game_id}/words", words_route)

@@ -1,6 +1,7 @@
 """Every game's board in a real browser (Debian's chromium via Playwright) against `make run`.
 
-For Fallen, Worlds and Land: watch a live bot game from the lobby to its end, replay it
+For Fallen, Worlds and Land: watch a live game from the lobby to its end (the test plays
+both seats through the API once the page follows it), replay it
 (board, events in words, card names, fairness line), and play a seat from the page to the
 end of a game while the test plays the other seat through the API. Screenshots land in
 test-artifacts/web/ (board-<game>-*.png).
@@ -9,9 +10,7 @@ test-artifacts/web/ (board-<game>-*.png).
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
 import threading
 from pathlib import Path
 from typing import Any
@@ -25,18 +24,12 @@ from playwright.sync_api import Page, Route, sync_playwright
 
 from services.platform.auth import issue_token
 from tests.e2e.test_web_page import chromium
-from tests.support.make_run import FALLENCTL, Running, make_run
+from tests.support.make_run import Running, make_run
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts" / "web"
 SEATS = {"fallen": ("hero", "dungeon_lord"), "worlds": ("p1", "p2"), "land": ("p1", "p2")}
-# bot games paced to last about 20-30 s, so the lobby lists them live and the page follows
-PLAY_ARGS = {
-    "fallen": ["--pace-ms", "60"],
-    "worlds": ["--pace-ms", "150"],
-    "land": ["--seats", "2", "--max-turns", "3", "--pace-ms", "1000"],
-}
-OPTIONS = {"fallen": {}, "worlds": {}, "land": {"max_turns": 2}}
+OPTIONS = {"fallen": {}, "worlds": {}, "land": {"max_turns": 3}}
 ENGINE_WORDS = re.compile(r"^v\d+ (var_set|flow|answered|card_moved|dice_rolled)\b")
 MAX_CLICKS = 2500
 
@@ -70,37 +63,55 @@ def assert_no_ids(text: str, ids: set[str]) -> None:
     assert not leaked, f"card ids shown instead of names: {sorted(leaked)[:5]}"
 
 
-def bot_game(served: Running, game: str) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "FALLEN_DEV": "1"}
-    cmd = [FALLENCTL, "play", game, "--target", served.grpc, "--seed", f"boards-{game}"]
-    cmd += PLAY_ARGS[game]
-    return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+def create(served: Running, game: str, players: dict[str, str]) -> str:
+    """Create a game through the API as its first player; return its id."""
+    first = next(iter(players.values()))
+    with grpc.insecure_channel(served.grpc) as channel:
+        created = pb_grpc.RulesServiceStub(channel).CreateGame(
+            ParseDict(
+                {"game": game, "seats": players, "options": OPTIONS[game]},
+                pb.CreateGameRequest(),
+            ),
+            metadata=(("authorization", f"Bearer {issue_token(first)}"),),
+        )
+    return str(created.game_id)
 
 
 @pytest.mark.parametrize("game", ["fallen", "worlds", "land"])
 def test_watch_a_live_game_then_replay_it_with_names_and_words(served: Running, game: str):
-    bots = bot_game(served, game)
+    seats = SEATS[game]
+    game_id = create(served, game, {s: f"web-watch-{game}-{s}" for s in seats})
+    players = [Opponent(served.grpc, game_id, s, f"web-watch-{game}-{s}") for s in seats]
     try:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=chromium(), args=["--no-sandbox"])
             page = browser.new_page(viewport={"width": 1280, "height": 900})
-            # given the lobby filtered to this game, when its bot game is in progress
+            # given the lobby filtered to this game, when a game is in progress
             page.goto(served.web + "/")
             page.select_option("#filter-game", game)
             page.select_option("#filter-state", "live")
-            row = page.locator(f"tr[data-kind={game}][data-ended=false]").first
+            row = page.locator(f"tr[data-game-id={game_id}][data-ended=false]")
             row.wait_for(timeout=30_000)
-            game_id = row.get_attribute("data-game-id")
             assert row.locator("td.started").inner_text().startswith("20")
-            seats = row.locator("td.seats").inner_text()
-            assert seats.index(SEATS[game][0]) < seats.index(SEATS[game][1])  # sorted seats
+            listed = row.locator("td.seats").inner_text()
+            assert listed.index(f"{seats[0]}:") < listed.index(f"{seats[1]}:")  # sorted seats
             # then following it live shows the game's own board, never a JSON dump
             row.locator("a.watch").click()
             page.wait_for_selector("body[data-state=live]", timeout=20_000)
             page.locator(f"#board [data-game={game}]").wait_for(timeout=20_000)
             page.locator("#live-events li").first.wait_for(timeout=20_000)
+            first = int(page.locator("#live-status").get_attribute("data-version") or 0)
             assert page.locator("#board pre").count() == 0
             shot(page, f"board-{game}-1-live")
+            for player in players:  # the players move while the page follows
+                player.start()
+            page.locator(f"#board [data-game={game}]").wait_for(timeout=20_000)
+            page.wait_for_function(
+                f"Number(document.querySelector('#live-status').dataset.version) > {first}"
+                " || document.body.dataset.state === 'live-ended'",
+                timeout=60_000,
+            )
+            shot(page, f"board-{game}-1b-live-moving")
             page.wait_for_selector("body[data-state=live-ended]", timeout=240_000)
             shot(page, f"board-{game}-2-live-ended")
             # when the replay is opened, the board, names and events in words are shown
@@ -155,8 +166,10 @@ def test_watch_a_live_game_then_replay_it_with_names_and_words(served: Running, 
             shot(page, f"board-{game}-5-lobby")
             browser.close()
     finally:
-        bots.kill()
-        bots.wait()
+        for player in players:
+            player.stop.set()
+            if player.is_alive():
+                player.join(10)
 
 
 class Opponent(threading.Thread):
@@ -209,15 +222,8 @@ def refuse_first(route: Route) -> None:
 def test_play_a_seat_from_the_page_to_the_end(served: Running, game: str):
     me, them = f"web-alice-{game}", f"web-bob-{game}"
     mine, theirs = SEATS[game]
-    with grpc.insecure_channel(served.grpc) as channel:
-        created = pb_grpc.RulesServiceStub(channel).CreateGame(
-            ParseDict(
-                {"game": game, "seats": {mine: me, theirs: them}, "options": OPTIONS[game]},
-                pb.CreateGameRequest(),
-            ),
-            metadata=(("authorization", f"Bearer {issue_token(me)}"),),
-        )
-    opponent = Opponent(served.grpc, created.game_id, theirs, them)
+    game_id = create(served, game, {mine: me, theirs: them})
+    opponent = Opponent(served.grpc, game_id, theirs, them)
     opponent.start()
     try:
         with sync_playwright() as pw:
@@ -230,7 +236,7 @@ def test_play_a_seat_from_the_page_to_the_end(served: Running, game: str):
             page.wait_for_function(
                 "document.querySelector('#start-note').textContent.includes('signed in')"
             )
-            page.goto(f"{served.web}/#/live/{created.game_id}?seat={mine}")
+            page.goto(f"{served.web}/#/live/{game_id}?seat={mine}")
             # when the first command is sent at a stale version, the refusal is shown
             page.route("**/commands", refuse_first)
             page.locator("#commands button.command").first.click()

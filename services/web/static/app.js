@@ -97,9 +97,12 @@
             await postJSON(`/api/games/${gameId}/commands`, { seat, kind: c.kind, args: c.args, command_id: crypto.randomUUID(), expected_version: legal.version });
           } catch (err) {
             note.textContent = `Refused: ${err.message || err}`;
-          } finally {
             busy = false;
+            await refresh();  // nothing changed: list the commands legal now again
+            return;
           }
+          busy = false;
+          await refresh();  // the rules service answers at the new version at once
         })));
     }
     return { panel, refresh, note };

@@ -63,7 +63,7 @@
   }
 
   window.Lobby = async function lobby(ui) {
-    const { el, getJSON, show, setState, fail, button } = ui;
+    const { el, getJSON, show, setState, button } = ui;
     setState("lobby-loading");
     const kindFilter = el("select", { id: "filter-game", "aria-label": "filter by game" }, el("option", { value: "" }, "every game"), ...["fallen", "worlds", "land"].map((g) => el("option", { value: g }, g)));
     const stateFilter = el("select", { id: "filter-state", "aria-label": "filter by state" }, el("option", { value: "" }, "any state"), el("option", { value: "live" }, "in progress"), el("option", { value: "ended" }, "finished"));
@@ -102,11 +102,18 @@
       await draw();
       setState("lobby");
     };
-    kindFilter.addEventListener("change", () => draw().catch(fail));
-    stateFilter.addEventListener("change", () => draw().catch(fail));
-    show(el("h2", {}, "Games"), form, el("div", { class: "row filters" }, kindFilter, stateFilter), tableBox);
+    const problem = el("div", { id: "lobby-problem", class: "bad", role: "status" });
+    const retry = (err) => { problem.textContent = `could not refresh: ${err.message || err}`; };
+    kindFilter.addEventListener("change", () => draw().catch(retry));
+    stateFilter.addEventListener("change", () => draw().catch(retry));
+    show(el("h2", {}, "Games"), form, el("div", { class: "row filters" }, kindFilter, stateFilter), problem, tableBox);
     await refresh();
-    const timer = setInterval(() => refresh().catch(fail), 2000);
+    let running = false;  // one refresh at a time; a failed one is retried by the next tick
+    const timer = setInterval(() => {
+      if (running) return;
+      running = true;
+      refresh().then(() => { problem.textContent = ""; }, retry).finally(() => { running = false; });
+    }, 2000);
     return () => clearInterval(timer);
   };
   window.Lobby.downloadAudit = downloadAudit;

@@ -16,7 +16,7 @@ from typing import Any
 from services.web.carddata import words
 
 Names = Mapping[str, Mapping[str, Any]]
-Template = Callable[["Describer", dict[str, Any]], str]
+Template = Callable[[Any, dict[str, Any]], str]  # (the game's describer, event fields)
 
 # Engine bookkeeping a player does not see at the table.
 QUIET = frozenset({"flow", "var_set", "zones_set", "game_created", "GameCreated"})
