@@ -34,8 +34,11 @@ class Report:
 
     @property
     def columns(self) -> list[str]:
-        """The matrix's column labels in first-seen order."""
-        return list(dict.fromkeys(c for _, c in self.cells))
+        """The matrix's column labels in first-seen order (the rows' order where they are
+        also rows, as the factions of Worlds)."""
+        cols = list(dict.fromkeys(c for _, c in self.cells))
+        rows = self.rows
+        return sorted(cols, key=lambda c: rows.index(c) if c in rows else len(rows))
 
     def as_dict(self) -> dict[str, Any]:
         """The report as JSON-ready data."""
