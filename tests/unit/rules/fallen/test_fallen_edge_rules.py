@@ -9,10 +9,11 @@ engine-held decks, and the newest data dealt by the deck service (the path of ne
 from __future__ import annotations
 
 import pytest
+from fallen_harness import EXAMPLE_DATA as LATEST
 from fallen_harness import Game
 
 from services.rules.fallen import derived as dv
-from services.rules.fallen.cards import LATEST
+from services.rules.fallen.cards import using
 from services.rules.fallen.state import DL, HERO
 
 # (card data, dealt by the deck service): the engine-held decks of card data 2, and new games
@@ -97,7 +98,8 @@ def test_given_an_ability_cancelled_after_activation_then_its_lasting_effect_end
     g.passes()
     g.do(DL, "activate", slot=0)
     g.passes()
-    assert dv.fortune_limit(g.state, HERO) == 2  # Merace's 3, lowered by Snare
+    with using(2):  # read with the game's card data, as the engine does
+        assert dv.fortune_limit(g.state, HERO) == 2  # Merace's 3, lowered by Snare
     g.do(DL, "challenge_roll", fortune=0, ultimate=False)
     g.roll("blank", "blank", "blank")
     # When the Hero plays Dispel (cancel the active Creature's ability) in the roll window
@@ -107,7 +109,8 @@ def test_given_an_ability_cancelled_after_activation_then_its_lasting_effect_end
     # Then the ability is cancelled and its Fortune-limit penalty no longer applies
     assert g.notes("ability_cancelled")
     assert g.notes("creature_ability_ended")[-1]["reason"] == "cancelled"
-    assert dv.fortune_limit(g.state, HERO) == 3
+    with using(2):
+        assert dv.fortune_limit(g.state, HERO) == 3
 
 
 # --- item 2: always an active Creature when one can be activated ---------------------------
