@@ -67,3 +67,11 @@ def test_given_a_game_recorded_without_a_version_when_replayed_then_first_data()
     assert "card_data" not in _started(p.events)
     assert p.state.table.card_data == 1
     assert RULES.view(p.state, "p1")["card_data"] == 1
+
+
+def test_given_each_version_when_clients_fetch_card_texts_then_each_shows_its_numbers() -> None:
+    from services.web.carddata import card_data, versions
+
+    assert versions("worlds") == DATA_VERSIONS
+    texts = {v: card_data("worlds", v)["cards"]["dra_scorch_brute"]["text"] for v in DATA_VERSIONS}
+    assert "DMG 4" in texts[1] and "DMG 3" in texts[2]
