@@ -14,6 +14,7 @@ import typer
 
 from benchmarks.cli import bench_app
 from services.app import SINGLE_SERVICES
+from services.cli.balance import balance
 from services.cli.play import play, view
 from services.projections.cli import register as register_projections
 
@@ -21,6 +22,7 @@ app = typer.Typer(help="Run and operate the Fallen backend.", no_args_is_help=Tr
 app.add_typer(bench_app, name="bench")
 app.command()(play)
 app.command()(view)
+app.command()(balance)
 register_projections(app)  # replay, audit export, projections
 
 DEFAULT_ADDRESS = "127.0.0.1:50051"

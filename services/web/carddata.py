@@ -22,7 +22,7 @@ from services.rules.worlds import cards as worlds_cards
 from services.rules.worlds import vocab as worlds_vocab
 
 GAMES = ("fallen", "worlds", "land")
-WORLDS_VERSIONS = (1,)  # Worlds card data has one release (its rules_version is not card data)
+WORLDS_VERSIONS = tuple(worlds_cards.DATA_VERSIONS)  # its rules_version is not card data
 
 
 class UnknownCardData(LookupError):
@@ -70,7 +70,7 @@ def _card_data(game: str, version: int) -> dict[str, Any]:
     if game == "fallen":
         return {"game": game, "version": version, "cards": _fallen(version)}
     if game == "worlds":
-        return {"game": game, "version": version, "cards": _worlds()}
+        return {"game": game, "version": version, "cards": _worlds(version)}
     return {"game": game, "version": version, "cards": _land(version), **_land_board()}
 
 
@@ -112,10 +112,10 @@ def _fallen(version: int) -> dict[str, dict[str, Any]]:
     return out
 
 
-def _worlds() -> dict[str, dict[str, Any]]:
+def _worlds(version: int) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for faction in worlds_vocab.FACTIONS:
-        raw = yaml.safe_load((worlds_cards.CARD_DIR / f"{faction}.yaml").read_text())
+        raw = yaml.safe_load(worlds_cards.data_file(version, faction).read_text())
         for c in raw["cards"]:
             out[c["id"]] = {
                 "name": c["name"],

@@ -23,7 +23,7 @@ import yaml
 # The package's folder, not this module's __file__: the compiled module lives in build/native.
 CARD_DIR: Final = Path(str(importlib.resources.files("services.rules.fallen") / "cards"))
 FIRST: Final = 1
-LATEST: Final = 4
+LATEST: Final = 5
 VERSIONS: Final = tuple(range(FIRST, LATEST + 1))
 _ACTIVE: Final[ContextVar[int]] = ContextVar("fallen_card_data", default=LATEST)
 

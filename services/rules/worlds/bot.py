@@ -13,7 +13,7 @@ from typing import Any
 
 from services.rules.worlds import choices, tactics
 from services.rules.worlds.board import Board, InPlay, Side, with_side
-from services.rules.worlds.cards import catalog
+from services.rules.worlds.cards import FIRST_DATA, catalog, using
 from services.rules.worlds.effects import run
 from services.rules.worlds.table import Table, Turn
 
@@ -114,4 +114,5 @@ def table_of(view: Mapping[str, Any]) -> Table:
 def service_policy(turn: Any) -> int:
     """The heuristic for a bot seat served through the API (a Turn of services.bots)."""
     options = [(c.kind, dict(c.args)) for c in turn.legal]
-    return choose(table_of(turn.view), turn.seat, options)
+    with using(int(turn.view.get("card_data", FIRST_DATA))):  # the game's own card numbers
+        return choose(table_of(turn.view), turn.seat, options)

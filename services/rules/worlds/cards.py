@@ -1,12 +1,21 @@
-"""Card data: loads services/rules/worlds/cards/*.yaml into frozen, validated card records."""
+"""Card data: loads services/rules/worlds/cards/*.yaml into frozen, validated card records.
+
+Every released card-data set stays loadable (docs/games/worlds.md, "Card-data versions"):
+version 1 is the data in cards/*.yaml; version N's directory cards/vN/ holds only the files
+changed in that release, the others come from the newest earlier version. A game records
+its version (option ``card_data``, absent = 1); the engine activates it (``using``) while it
+decides, folds, lists legal commands or builds a view, so ``catalog()`` answers from the
+game's own data.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import yaml
 
@@ -14,6 +23,10 @@ from services.rules.worlds import vocab
 
 CARD_DIR = Path(__file__).with_name("cards")
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+FIRST_DATA: Final = 1
+LATEST_DATA: Final = 2
+DATA_VERSIONS: Final = tuple(range(FIRST_DATA, LATEST_DATA + 1))
+_ACTIVE: Final[ContextVar[int]] = ContextVar("worlds_card_data", default=LATEST_DATA)
 
 
 class CardDataError(ValueError):
@@ -221,13 +234,51 @@ def parse_card(raw: Mapping[str, Any], faction: str) -> Card:
     )
 
 
-def _load(name: str) -> Any:
-    return yaml.load((CARD_DIR / f"{name}.yaml").read_text(), Loader=_LOADER)
+def data_file(version: int, name: str) -> Path:
+    """The file a data version reads for one faction (its own, else an earlier version's)."""
+    for v in range(version, FIRST_DATA, -1):
+        path = CARD_DIR / f"v{v}" / f"{name}.yaml"
+        if path.exists():
+            return path
+    return CARD_DIR / f"{name}.yaml"
+
+
+def active_data() -> int:
+    """The card-data version active now (the game's own inside the engine)."""
+    return _ACTIVE.get()
+
+
+class using:
+    """Make ``version`` the active card data for the duration of the block."""
+
+    __slots__ = ("_token", "_version")
+
+    def __init__(self, version: int) -> None:
+        self._version = version
+
+    def __enter__(self) -> None:
+        self._token = _ACTIVE.set(self._version)
+
+    def __exit__(self, *exc: object) -> None:
+        _ACTIVE.reset(self._token)
+
+
+def catalog() -> Catalog:
+    """Return the catalog of the active card-data version (the newest outside a game)."""
+    return catalog_of(_ACTIVE.get())
 
 
 @cache
-def catalog() -> Catalog:
-    """Return the catalog of every Fallen Worlds card (loaded and checked once)."""
+def catalog_of(version: int) -> Catalog:
+    """Return the catalog of one released card-data version (loaded and checked once)."""
+    if version not in DATA_VERSIONS:
+        raise ValueError(
+            f"unknown Fallen Worlds card-data version {version}; known: {DATA_VERSIONS}"
+        )
+
+    def _load(name: str) -> Any:
+        return yaml.load(data_file(version, name).read_text(), Loader=_LOADER)
+
     cards: dict[str, Card] = {}
     for faction in vocab.FACTIONS:
         data = _load(faction)

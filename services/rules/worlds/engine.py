@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from typing import Any
 
 from services.platform.errors import InvalidArgument
-from services.rules.engine.api import Event, Setup, command_list
+from services.rules.engine.api import Command, Event, Setup, command_list
 from services.rules.engine.engine import KernelRules
+from services.rules.engine.flow import Args
 from services.rules.engine.state import State, dumps, to_json
 from services.rules.worlds import (
     flow_combat,  # noqa: F401  (registers the combat tasks)
@@ -15,6 +17,7 @@ from services.rules.worlds import (
 )
 from services.rules.worlds import options as game_options
 from services.rules.worlds.board import stats
+from services.rules.worlds.cards import LATEST_DATA, active_data, using
 from services.rules.worlds.facts import fact
 from services.rules.worlds.flow import CURRENT, REGISTRY, RULES_VERSION, emit
 from services.rules.worlds.state import SEATS, WorldsState
@@ -46,6 +49,42 @@ class WorldsRules(KernelRules):
         """The empty state."""
         return WorldsState()
 
+    def new_game_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
+        """Return a new game's options with the card-data version pinned (newest by default;
+        docs/games/worlds.md, "Card-data versions")."""
+        return {game_options.CARD_DATA: LATEST_DATA, **options}
+
+    # Each entry point runs with the game's own card data active (cards.using): the version
+    # folded from game_started (1 when absent). Most games use the newest: no switch then.
+    def evolve(self, state: State, event: Event) -> State:
+        """Fold an event with the game's card data."""
+        version = _data(state)
+        if version == active_data():
+            return KernelRules.evolve(self, state, event)
+        with using(version):
+            return KernelRules.evolve(self, state, event)
+
+    def decide(self, state: State, command: Command) -> list[Event]:
+        """Decide with the game's card data."""
+        with using(_data(state)):
+            return KernelRules.decide(self, state, command)
+
+    def step(self, state: State, command: Command) -> tuple[list[Event], State]:
+        """Decide and fold with the game's card data."""
+        version = _data(state)
+        if version == active_data():
+            return KernelRules.step(self, state, command)
+        with using(version):
+            return KernelRules.step(self, state, command)
+
+    def answers(self, state: State) -> list[tuple[str, Args]]:
+        """List legal answers with the game's card data."""
+        version = _data(state)
+        if version == active_data():
+            return KernelRules.answers(self, state)
+        with using(version):
+            return KernelRules.answers(self, state)
+
     def initial_events(self, game_id: str, setup: Setup) -> list[Event]:
         """Check the decks, form both libraries in the deck service, deal five, pick who starts."""
         return self._created(game_id, setup, CURRENT)
@@ -58,6 +97,10 @@ class WorldsRules(KernelRules):
         if set(setup.seats) != set(SEATS):
             raise InvalidArgument("seats", f"Fallen Worlds has seats {SEATS}")
         opts = game_options.parse(setup.options)
+        with using(opts.card_data):
+            return self._create(game_id, opts, rules_version)
+
+    def _create(self, game_id: str, opts: game_options.Options, rules_version: int) -> list[Event]:
         ctx = REGISTRY.ctx(WorldsState())
         ctx.emit("game_created", {"game_id": game_id})
         sizes = [opts.size(s) for s in SEATS]
@@ -65,6 +108,8 @@ class WorldsRules(KernelRules):
         phased: dict[str, Any] = (
             {"rules": rules_version} if opts.sealed and rules_version >= PHASED else {}
         )
+        if opts.card_data > 1:  # games of the first card data recorded no version
+            phased["card_data"] = opts.card_data
         started = fact(
             "game_started", seats=list(SEATS), library_sizes=sizes, bots=list(opts.bots), **phased
         )
@@ -82,8 +127,13 @@ class WorldsRules(KernelRules):
         return ctx.finish()
 
     def view(self, state: State, seat: str | None) -> dict[str, Any]:
-        """What a seat sees: public board and counts, its own hand only."""
+        """What a seat sees: public board and counts, its own hand only (and the card-data
+        version whose numbers the cards carry)."""
         assert isinstance(state, WorldsState)
+        with using(_data(state)):
+            return self._view(state, seat)
+
+    def _view(self, state: WorldsState, seat: str | None) -> dict[str, Any]:
         t = state.table
         p = state.pending
         view: dict[str, Any] = {
@@ -99,6 +149,7 @@ class WorldsRules(KernelRules):
             "pending": {"seat": p["seat"], "kind": p["kind"], "prompt": p["prompt"]} if p else None,
             "winner": state.winner,
             "next_uid": t.board.next_uid,
+            "card_data": t.card_data,
         }
         if seat is not None:
             view["commands"] = command_list(self.legal_commands(state, seat))
@@ -113,6 +164,12 @@ class WorldsRules(KernelRules):
         assert isinstance(state, WorldsState)
         body = dumps(to_json(state)) + repr(state.table)
         return hashlib.sha256(body.encode()).hexdigest()
+
+
+def _data(state: State) -> int:
+    """The card-data version of a game (its table's, folded from game_started)."""
+    assert isinstance(state, WorldsState)
+    return state.table.card_data
 
 
 def _side(t: Table, who: str, viewer: str | None) -> dict[str, Any]:

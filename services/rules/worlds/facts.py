@@ -30,7 +30,8 @@ def _started(t: Table, d: Mapping[str, Any]) -> Table:
     seats, sizes = d["seats"], d["library_sizes"]
     board = new_board((seats[0], seats[1]), (sizes[0], sizes[1]))
     rules = int(d.get("rules", BEFORE_PHASED))
-    return Table(board=board, bots=tuple(d.get("bots", ())), rules=rules)
+    data = int(d.get("card_data", 1))
+    return Table(board=board, bots=tuple(d.get("bots", ())), rules=rules, card_data=data)
 
 
 def _turn(t: Table, d: Mapping[str, Any]) -> Table:

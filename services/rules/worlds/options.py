@@ -7,12 +7,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from services.platform.errors import InvalidArgument
-from services.rules.worlds.cards import catalog
+from services.rules.worlds.cards import DATA_VERSIONS, FIRST_DATA, catalog_of
 from services.rules.worlds.decks import MAX_DECK_ENTRIES, DeckError, build_library
 
 SEATS = ("p1", "p2")
 DEFAULT_DECKS = {"p1": "uea", "p2": "daemons"}
-KNOWN = ("decks", "bots", "bot_policy", "bot_policies", "bot_seed")
+KNOWN = ("decks", "bots", "bot_policy", "bot_policies", "bot_seed", "card_data")
+CARD_DATA = "card_data"  # the card-data version (cards.py); absent: 1, games made before it
 BOT_POLICIES = ("easy", "random", "first", "heuristic", "search")
 # Set by the server when it seals the decks (docs/games/worlds.md, "Hidden libraries"):
 # the public options of a game carry each seat's library size, never its cards.
@@ -27,6 +28,7 @@ class Options:
     libraries: Mapping[str, tuple[str, ...]]
     bots: tuple[str, ...] = ()
     sizes: Mapping[str, int] | None = None  # a sealed game: sizes only, cards in the deck service
+    card_data: int = FIRST_DATA
 
     @property
     def sealed(self) -> bool:
@@ -78,7 +80,7 @@ def parse(options: Mapping[str, Any]) -> Options:
         if "decks" in options:
             raise InvalidArgument("options.decks", f"not with options.{SIZES}")
         sizes = _sizes(options[SIZES])
-        return Options({}, _bots(options), sizes)
+        return Options({}, _bots(options), sizes, card_data_of(options))
     decks = options.get("decks", {})
     if not isinstance(decks, Mapping):
         raise InvalidArgument("options.decks", "a map of seat -> deck")
@@ -87,13 +89,23 @@ def parse(options: Mapping[str, Any]) -> Options:
             raise InvalidArgument(
                 "options.decks", f"unknown seat {str(seat)[:20]!r}; seats are {SEATS}"
             )
+    version = card_data_of(options)
     libraries = {}
     for seat in SEATS:
         try:
-            libraries[seat] = build_library(decks.get(seat, DEFAULT_DECKS[seat]), catalog())
+            spec = decks.get(seat, DEFAULT_DECKS[seat])
+            libraries[seat] = build_library(spec, catalog_of(version))
         except DeckError as e:
             raise InvalidArgument(f"options.decks.{seat}", str(e)) from None
-    return Options(libraries, _bots(options))
+    return Options(libraries, _bots(options), card_data=version)
+
+
+def card_data_of(options: Mapping[str, Any]) -> int:
+    """The card-data version options name (absent: 1); InvalidArgument when unknown."""
+    version = options.get(CARD_DATA, FIRST_DATA)
+    if isinstance(version, bool) or version not in DATA_VERSIONS:
+        raise InvalidArgument(f"options.{CARD_DATA}", f"one of {list(DATA_VERSIONS)}")
+    return int(version)
 
 
 def _bots(options: Mapping[str, Any]) -> tuple[str, ...]:

@@ -24,7 +24,7 @@ from typing import Any
 from services.dice import fair
 from services.rules.worlds import bot, tactics
 from services.rules.worlds.board import with_side
-from services.rules.worlds.cards import catalog
+from services.rules.worlds.cards import FIRST_DATA, catalog, using
 from services.rules.worlds.simulate import Game, Option, act, finish_turn, play_turn
 from services.rules.worlds.table import Table
 
@@ -253,5 +253,6 @@ class SearchSeat:
         return ServiceSearch(Budget(self.budget_ms)).decide(turn)
 
     def __call__(self, turn: Any) -> int:
-        """Return the index of the chosen legal command."""
-        return self.decide(turn)[0]
+        """Return the index of the chosen legal command (with the game's card data)."""
+        with using(int(turn.view.get("card_data", FIRST_DATA))):
+            return self.decide(turn)[0]

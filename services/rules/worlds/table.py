@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from services.rules.worlds.board import Board, new_board
+from services.rules.worlds.cards import LATEST_DATA
 
 # Rules versions the pure rules tell apart (docs/games/worlds.md, "Rules versions"). From
 # PHASED on, healing cards work only in the Healing phase and both players may answer in
@@ -39,6 +40,8 @@ class Table:
     # the rules version (game_started `rules`; BEFORE_PHASED when absent); out of the repr,
     # which the state hash reads, so hashes recorded before the field stay the same
     rules: int = field(default=LATEST, repr=False)
+    # the card-data version (game_started `card_data`; 1 when absent), out of the repr too
+    card_data: int = field(default=LATEST_DATA, repr=False)
 
     @property
     def phased(self) -> bool:

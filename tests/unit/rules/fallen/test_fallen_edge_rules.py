@@ -9,10 +9,11 @@ engine-held decks, and the newest data dealt by the deck service (the path of ne
 from __future__ import annotations
 
 import pytest
+from fallen_harness import EXAMPLE_DATA as LATEST
 from fallen_harness import Game
 
 from services.rules.fallen import derived as dv
-from services.rules.fallen.cards import LATEST, using
+from services.rules.fallen.cards import using
 from services.rules.fallen.state import DL, HERO
 
 # (card data, dealt by the deck service): the engine-held decks of card data 2, and new games

@@ -2,15 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
 from services.rules.worlds import effects, moves
 from services.rules.worlds.board import Board, health_left, new_board, stats
-from services.rules.worlds.cards import Effect, Stats, catalog
+from services.rules.worlds.cards import Effect, Stats, catalog_of, using
 from services.rules.worlds.combat import CombatPlan, Outcome
 from services.rules.worlds.table import Table
 
-CAT = catalog()
+
+@pytest.fixture(autouse=True)
+def _first_card_data() -> Iterator[None]:
+    """These rule examples use card data 1's numbers (the rules, not the data, are tested)."""
+    with using(1):
+        yield
+
+
+CAT = catalog_of(1)  # the examples quote card data 1's numbers
 
 
 def _table(p1_hand: tuple[str, ...] = (), p2_hand: tuple[str, ...] = (), pool: int = 3) -> Board:

@@ -2,14 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import replace
+
+import pytest
 
 from services.rules.worlds import moves, steps
 from services.rules.worlds.board import health_left
+from services.rules.worlds.cards import using
 from services.rules.worlds.combat import Strike
 from services.rules.worlds.effects import run
 from services.rules.worlds.facts import fact
 from services.rules.worlds.table import Table
+
+
+@pytest.fixture(autouse=True)
+def _first_card_data() -> Iterator[None]:
+    """These rule examples use card data 1's numbers (the rules, not the data, are tested)."""
+    with using(1):
+        yield
 
 
 def _started(p1: tuple[str, ...] = (), p2: tuple[str, ...] = ()) -> Table:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 from itertools import product
 
 import pytest
 
-from services.rules.worlds.cards import Stats, catalog
+from services.rules.worlds.cards import Stats, catalog_of, using
 from services.rules.worlds.turn import (
     RESOURCE_FACES,
     can_attach,
@@ -21,7 +22,15 @@ from services.rules.worlds.turn import (
     resources_gained,
 )
 
-CAT = catalog()
+
+@pytest.fixture(autouse=True)
+def _first_card_data() -> Iterator[None]:
+    """These rule examples use card data 1's numbers (the rules, not the data, are tested)."""
+    with using(1):
+        yield
+
+
+CAT = catalog_of(1)  # the examples quote card data 1's numbers
 
 
 def test_the_higher_resource_die_is_gained() -> None:
