@@ -208,7 +208,7 @@ async def replay(request: web.Request) -> web.Response:
         if resp.next_version > resp.head_version or not resp.steps:
             break
         start = resp.next_version
-    body = {"game_id": gid, "seat": seat, "steps": steps}
+    body: dict[str, object] = {"game_id": gid, "seat": seat, "steps": steps}
     return replays.answer(request, cache.put((gid, seat), body))
 
 

@@ -27,7 +27,7 @@ from services.web.security import SECURITY_HEADERS
 log = logging.getLogger("fallen.web")
 
 LIMITER: web.AppKey[StreamLimiter] = web.AppKey("sse_limiter", StreamLimiter)
-WATCHERS: web.AppKey[set[asyncio.Task[Any]]] = web.AppKey("sse_watchers", set)
+WATCHERS: web.AppKey[set[asyncio.Task[Any]]] = web.AppKey("sse_watchers")
 DEFAULT_HEARTBEAT_S = 15.0
 
 
@@ -44,7 +44,8 @@ def setup(app: web.Application) -> None:
 
 async def end_all(app: web.Application) -> None:
     """End every open stream (the gateway is stopping)."""
-    tasks = list(app[WATCHERS])
+    watching: set[asyncio.Task[Any]] = app[WATCHERS]
+    tasks = list(watching)
     for task in tasks:
         task.cancel()
     if tasks:

@@ -61,6 +61,11 @@ def test_no_view_shows_a_copy_of_an_opponents_hand_card_beyond_the_public_ones()
                 view = RULES.view(state, reader)
                 # then the view names no id more often than public cards and the own hand
                 allowed = public + own
+                # (the seat's legal commands repeat its own cards: count them apart, and
+                # they may name only cards the reader holds or sees)
+                commands = view.pop("commands", [])
+                named = _copies(commands, _ids(board))
+                assert not [c for c in named if not allowed[c]], (ev.type, reader, named)
                 shown = _copies(view, _ids(board))
                 extra = sorted(c for c, k in shown.items() if k > allowed[c])
                 assert not extra, (ev.type, reader, extra)
