@@ -85,7 +85,9 @@ def test_watch_a_live_game_then_replay_it_with_names_and_words(served: Running, 
     try:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=chromium(), args=["--no-sandbox"])
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            # bypass_csp: the probes (wait_for_function) are evaluated strings, which the
+            # page's CSP forbids; test_the_pages_keep_their_csp loads them with it enforced
+            page = browser.new_page(viewport={"width": 1280, "height": 900}, bypass_csp=True)
             # given the lobby filtered to this game, when a game is in progress
             page.goto(served.web + "/")
             page.select_option("#filter-game", game)
@@ -228,7 +230,9 @@ def test_play_a_seat_from_the_page_to_the_end(served: Running, game: str):
     try:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=chromium(), args=["--no-sandbox"])
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            # bypass_csp: the probes (wait_for_function) are evaluated strings, which the
+            # page's CSP forbids; test_the_pages_keep_their_csp loads them with it enforced
+            page = browser.new_page(viewport={"width": 1280, "height": 900}, bypass_csp=True)
             # given a player who signs in with the development login of `make run`
             page.goto(served.web + "/")
             page.fill("#dev-player", me)
@@ -274,3 +278,26 @@ def test_play_a_seat_from_the_page_to_the_end(served: Running, game: str):
     finally:
         opponent.stop.set()
         opponent.join(10)
+
+
+def test_the_pages_keep_their_csp(served: Running) -> None:
+    # given a game of each kind
+    ids = {g: create(served, g, {s: f"web-csp-{g}-{s}" for s in SEATS[g]}) for g in SEATS}
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium(), args=["--no-sandbox"])
+        page = browser.new_page(viewport={"width": 390, "height": 800})  # CSP enforced
+        refused: list[str] = []
+        page.on(
+            "console",
+            lambda msg: refused.append(msg.text) if "Content Security Policy" in msg.text else None,
+        )
+        # when the lobby and each game's live page load with the CSP enforced
+        page.goto(served.web + "/")
+        page.wait_for_selector("#filter-game", timeout=20_000)
+        for game_id in ids.values():
+            page.goto(f"{served.web}/#/live/{game_id}")
+            page.wait_for_selector("body[data-state]", timeout=20_000)
+            page.wait_for_timeout(500)
+        browser.close()
+    # then nothing the pages do was refused by their own policy
+    assert refused == []

@@ -12,7 +12,9 @@ function el(tag, attrs, ...children) {
   const node = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs || {})) {
     if (v === null || v === undefined) continue;
-    if (k === "class") node.className = v; else node.setAttribute(k, v);
+    if (k === "class") node.className = v;
+    else if (k === "style") node.style.cssText = v; // the CSSOM: a style attribute breaks the CSP
+    else node.setAttribute(k, v);
   }
   for (const child of children.flat()) {
     if (child === null || child === undefined) continue;
