@@ -24,6 +24,7 @@ def guide_example() -> str:
 def test_the_guides_python_client_plays_a_game_and_disputes_it(tmp_path: Path, monkeypatch):
     monkeypatch.setenv("FALLEN_DEV", "1")
     monkeypatch.delenv("FALLEN_JWT_SECRET", raising=False)
+    monkeypatch.setenv("FALLEN_SEED_WAIT_S", "120")  # chance waits for both seats' seeds
     script = tmp_path / "client.py"
     script.write_text(guide_example())
     with make_run(tmp_path) as served:
@@ -40,6 +41,7 @@ def test_the_guides_python_client_plays_a_game_and_disputes_it(tmp_path: Path, m
     # then it finished the game, saw each refusal, and the dispute verified the game
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
     out = done.stdout
+    assert "dungeon_lord added a client seed" in out
     assert "refused as expected: INVALID_ARGUMENT: args.character" in out
     assert "refused as expected: PERMISSION_DENIED" in out
     assert "refused as expected: ABORTED" in out

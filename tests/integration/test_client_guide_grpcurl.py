@@ -35,6 +35,7 @@ def test_the_grpcurl_walkthrough_answers_as_the_guide_shows(
 ) -> None:
     monkeypatch.setenv("FALLEN_DEV", "1")
     monkeypatch.delenv("FALLEN_JWT_SECRET", raising=False)
+    monkeypatch.setenv("FALLEN_SEED_WAIT_S", "120")  # as make run: chance waits for seeds
     calls = walkthrough(GUIDE.read_text())
     env = {"A": issue_token("alice"), "B": issue_token("bob")}
     pool = load_descriptors()

@@ -104,8 +104,9 @@ def invoke(channel: grpc.Channel, call: Call, env: dict[str, str]) -> dict[str, 
 
 
 def sample_pairs(sample: list[str]) -> list[tuple[str, str]]:
-    """Return the `"key": "value"` string pairs a sample output names."""
-    return re.findall(r'"(\w+)": "([^"]*)"', " ".join(sample))
+    """Return the `"key": "value"` string pairs a sample output names ("..." = elided)."""
+    pairs = re.findall(r'"(\w+)": "([^"]*)"', " ".join(sample))
+    return [(k, v) for k, v in pairs if v != "..."]
 
 
 def has_pair(answer: Any, key: str, value: str) -> bool:
