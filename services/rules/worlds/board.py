@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from services.rules.worlds.cards import Card, Stats, catalog
+from services.rules.worlds.cards import Card, Stats, active_data, catalog
 from services.rules.worlds.frozen import renew
 from services.rules.worlds.turn import START_CAPITAL, effective, keywords_of
 
@@ -103,7 +103,8 @@ def auras(board: Board, seat: str) -> list[Stats]:
 
 
 @lru_cache(maxsize=1 << 16)
-def _stats(p: InPlay, extra: tuple[Stats, ...], attacking: bool) -> Stats:
+def _stats(data: int, p: InPlay, extra: tuple[Stats, ...], attacking: bool) -> Stats:
+    """(data: the active card data version, so one version's stats never serve another)"""
     carried = [catalog()[a] for a in p.attached]
     return effective(catalog()[p.card], carried, extra, [p.temp, p.perm], attacking)
 
@@ -112,18 +113,18 @@ def stats(board: Board, uid: str, attacking: bool = False) -> Stats:
     """Effective stats of a card in play (attachments, auras, modifiers, Frenzy)."""
     p = board.get(uid)
     creature = catalog()[p.card].type == "creature"
-    return _stats(p, tuple(auras(board, p.owner)) if creature else (), attacking)
+    return _stats(active_data(), p, tuple(auras(board, p.owner)) if creature else (), attacking)
 
 
 @lru_cache(maxsize=1 << 12)
-def _keywords(card: str, attached: tuple[str, ...]) -> frozenset[str]:
+def _keywords(data: int, card: str, attached: tuple[str, ...]) -> frozenset[str]:
     return keywords_of(catalog()[card], [catalog()[a] for a in attached])
 
 
 def keywords(board: Board, uid: str) -> frozenset[str]:
     """Keywords of a card in play, with those its attachments grant."""
     p = board.get(uid)
-    return _keywords(p.card, p.attached)
+    return _keywords(active_data(), p.card, p.attached)
 
 
 def health_left(board: Board, uid: str) -> int:
