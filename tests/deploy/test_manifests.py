@@ -24,6 +24,7 @@ from kubernetes_validate.utils import all_versions
 
 from services.app import ALL, BOT_POOLS, SINGLE_SERVICES, bot_pool
 from services.cli.main import app as fallenctl
+from services.dice import seeds
 from services.platform import heartbeat
 from services.platform.store.redis import feed_key
 from services.platform.stream.kafka_topics import PARTITIONS as RELAY_PARTITIONS
@@ -941,6 +942,7 @@ NON_OPTION_ENV = {
     "FALLEN_PROJECTIONS",
     "FALLEN_VIEWS",
     heartbeat.ENV,  # the worker's liveness file (services/platform/heartbeat.py)
+    seeds.SEED_WAIT_ENV,  # how long chance waits for client seeds (services/dice/seeds.py)
 }
 
 
@@ -948,6 +950,7 @@ def test_non_option_env_is_read_where_claimed() -> None:
     source = inspect.getsource(wiring)
     assert '"FALLEN_PROJECTIONS"' in source and '"FALLEN_VIEWS"' in source
     assert heartbeat.ENV == "FALLEN_HEARTBEAT_FILE"
+    assert seeds.SEED_WAIT_ENV == "FALLEN_SEED_WAIT_S"
 
 
 def _cli_command(path: tuple[str, ...]) -> Any:
